@@ -1,0 +1,164 @@
+`include "tpu_assert.svh"
+
+// Matrix multiply unit: an N x N weight-stationary systolic array with double-buffered weights.
+//
+// Users stream plain rows: a weight tile is N beats of weight_row_i (tile row k first to last,
+// row k multiplying activation column k; weight_row_i[c] feeds output column c), and each
+// activation row act_row_i leaves as out_row_o[c] = sum_k act_row_i[k] * W[k][c] exactly 2N
+// cycles after it was accepted, with its act_tag_i on out_tag_o. A row with act_new_tile_i set
+// switches to the most recently loaded tile; rows without it keep the current tile. The next
+// tile loads while the current one computes and the switch costs no bubble, so weight loading
+// is hidden whenever each tile is used for at least N rows (see tpu_mxu_weight_ctrl). Inputs
+// are skewed and results de-skewed inside. Results have no back-pressure: the consumer (the
+// accumulators) takes one row per cycle.
+module tpu_mxu #(
+  parameter int unsigned N        = tpu_pkg::MxuDim,       // array rows and columns
+  parameter int unsigned InWidth  = tpu_pkg::MxuInWidth,   // activation and weight bits
+  parameter int unsigned AccWidth = tpu_pkg::MxuAccWidth,  // partial-sum bits
+  parameter int unsigned TagWidth = tpu_pkg::MxuTagWidth   // user bits carried with each row
+) (
+  input  logic                        clk_i,
+  input  logic                        rst_ni,
+  // Weight tiles, one row per beat.
+  input  logic                        weight_valid_i,  // weight_row_i holds a tile row
+  output logic                        weight_ready_o,  // ... and is taken this cycle
+  input  logic [N*InWidth-1:0]        weight_row_i,    // int8 per output column c, at c*8
+  // Activation rows.
+  input  logic                        act_valid_i,     // act_row_i holds a row
+  output logic                        act_ready_o,     // ... and is taken this cycle
+  input  logic                        act_new_tile_i,  // row starts using the loaded tile
+  input  logic [N*InWidth-1:0]        act_row_i,       // int8 per input column k, at k*8
+  input  logic [TagWidth-1:0]         act_tag_i,       // returned with the row's result
+  // Results, 2N cycles after their activation row.
+  output logic                        out_valid_o,     // out_row_o holds a result row
+  output logic [N*AccWidth-1:0]       out_row_o,       // int32 per output column c, at c*32
+  output logic [TagWidth-1:0]         out_tag_o,       // the row's act_tag_i
+  // Status.
+  output logic                        tile_loaded_o    // a loaded tile waits for new_tile
+);
+
+  localparam int unsigned Latency = 2 * N;  // acceptance to result, see the lane delays below
+
+  // ---------------------------------------------------------------------------------------
+  // Control
+  // ---------------------------------------------------------------------------------------
+  logic weight_shift, weight_capture, weight_bank, act_sel, act_fire;
+
+  tpu_mxu_weight_ctrl #(
+    .N(N)
+  ) u_weight_ctrl (
+    .clk_i           (clk_i),
+    .rst_ni          (rst_ni),
+    .weight_valid_i  (weight_valid_i),
+    .weight_ready_o  (weight_ready_o),
+    .weight_shift_o  (weight_shift),
+    .weight_capture_o(weight_capture),
+    .weight_bank_o   (weight_bank),
+    .act_valid_i     (act_valid_i),
+    .act_new_tile_i  (act_new_tile_i),
+    .act_ready_o     (act_ready_o),
+    .act_sel_o       (act_sel),
+    .tile_loaded_o   (tile_loaded_o)
+  );
+
+  assign act_fire = act_valid_i && act_ready_o;
+
+  // ---------------------------------------------------------------------------------------
+  // Input skew: activation lane k enters the array 1 + k cycles after acceptance, weight
+  // lane c 1 + c cycles after; each carries its control bits so every PE sees them in step.
+  // ---------------------------------------------------------------------------------------
+  localparam int unsigned ActLaneW    = InWidth + 1;  // {bank select, activation}
+  localparam int unsigned WeightLaneW = InWidth + 3;  // {shift, capture, bank, weight}
+
+  logic [N*ActLaneW-1:0]    act_lanes, act_skewed;
+  logic [N*WeightLaneW-1:0] weight_lanes, weight_skewed;
+
+  always_comb begin
+    for (int i = 0; i < N; i++) begin
+      // Idle lanes carry zeros so that bubbles read as zeros in the waveforms.
+      act_lanes[i*ActLaneW +: ActLaneW] =
+          act_fire ? {act_sel, act_row_i[i*InWidth +: InWidth]} : '0;
+      weight_lanes[i*WeightLaneW +: WeightLaneW] = {weight_shift, weight_capture, weight_bank,
+          weight_shift ? weight_row_i[i*InWidth +: InWidth] : InWidth'(0)};
+    end
+  end
+
+  tpu_skew #(
+    .Lanes(N), .Width(ActLaneW), .Base(1), .Reverse(1'b0)
+  ) u_act_skew (
+    .clk_i (clk_i),
+    .rst_ni(rst_ni),
+    .in_i  (act_lanes),
+    .out_o (act_skewed)
+  );
+
+  tpu_skew #(
+    .Lanes(N), .Width(WeightLaneW), .Base(1), .Reverse(1'b0)
+  ) u_weight_skew (
+    .clk_i (clk_i),
+    .rst_ni(rst_ni),
+    .in_i  (weight_lanes),
+    .out_o (weight_skewed)
+  );
+
+  // ---------------------------------------------------------------------------------------
+  // Array
+  // ---------------------------------------------------------------------------------------
+  logic [N*InWidth-1:0]  arr_act, arr_weight;
+  logic [N-1:0]          arr_sel, arr_shift, arr_capture, arr_bank;
+  logic [N*AccWidth-1:0] arr_psum;
+
+  always_comb begin
+    for (int i = 0; i < N; i++) begin
+      {arr_sel[i], arr_act[i*InWidth +: InWidth]} = act_skewed[i*ActLaneW +: ActLaneW];
+      {arr_shift[i], arr_capture[i], arr_bank[i], arr_weight[i*InWidth +: InWidth]} =
+          weight_skewed[i*WeightLaneW +: WeightLaneW];
+    end
+  end
+
+  tpu_mxu_array #(
+    .N       (N),
+    .InWidth (InWidth),
+    .AccWidth(AccWidth)
+  ) u_array (
+    .clk_i     (clk_i),
+    .rst_ni    (rst_ni),
+    .act_i     (arr_act),
+    .act_sel_i (arr_sel),
+    .weight_i  (arr_weight),
+    .wshift_i  (arr_shift),
+    .wcapture_i(arr_capture),
+    .wbank_i   (arr_bank),
+    .psum_o    (arr_psum)
+  );
+
+  // ---------------------------------------------------------------------------------------
+  // Output de-skew: column c leaves the array N + 1 + c cycles after acceptance; delaying it
+  // N - 1 - c more lines all columns up at 2N.
+  // ---------------------------------------------------------------------------------------
+  tpu_skew #(
+    .Lanes(N), .Width(AccWidth), .Base(0), .Reverse(1'b1)
+  ) u_out_deskew (
+    .clk_i (clk_i),
+    .rst_ni(rst_ni),
+    .in_i  (arr_psum),
+    .out_o (out_row_o)
+  );
+
+  // The valid bit and tag take the same 2N cycles.
+  tpu_skew #(
+    .Lanes(1), .Width(TagWidth + 1), .Base(Latency), .Reverse(1'b0)
+  ) u_tag_delay (
+    .clk_i (clk_i),
+    .rst_ni(rst_ni),
+    .in_i  ({act_fire, act_fire ? act_tag_i : TagWidth'(0)}),
+    .out_o ({out_valid_o, out_tag_o})
+  );
+
+  // ---------------------------------------------------------------------------------------
+  // Assertions
+  // ---------------------------------------------------------------------------------------
+  `TPU_ASSERT_INIT(InWidthFitsAcc, 2 * InWidth <= AccWidth)
+  `TPU_ASSERT(NoXOnValid, !$isunknown(weight_valid_i) && !$isunknown(act_valid_i), clk_i, rst_ni)
+
+endmodule

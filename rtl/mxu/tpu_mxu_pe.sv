@@ -1,0 +1,67 @@
+// Weight-stationary MXU processing element.
+//
+// Holds two weight banks: the one an activation selects (`act_sel_i`, which travels east with
+// the activation) is used, the other can be overwritten with the next tile at the same time.
+// psum_o = psum_i + act_i * bank[act_sel_i], registered (1 cycle); act_i and act_sel_i pass
+// east registered (1 cycle). Weights move north through `wpipe`, one register per PE, while
+// `wshift_i` is high; `wcapture_i` copies the weight arriving from the south into bank
+// `wbank_i` (see tpu_mxu_weight_ctrl for the timing that makes this safe).
+module tpu_mxu_pe #(
+  parameter int unsigned InWidth  = tpu_pkg::MxuInWidth,   // activation and weight bits
+  parameter int unsigned AccWidth = tpu_pkg::MxuAccWidth   // partial-sum bits
+) (
+  input  logic                       clk_i,
+  input  logic                       rst_ni,
+  input  logic signed [InWidth-1:0]  act_i,       // activation from the PE to the west
+  input  logic                       act_sel_i,   // weight bank this activation uses
+  input  logic signed [AccWidth-1:0] psum_i,      // partial sum from the PE to the north
+  input  logic signed [InWidth-1:0]  weight_i,    // weight from the PE to the south
+  input  logic                       wshift_i,    // weight pipe moves one PE north
+  input  logic                       wcapture_i,  // bank wbank_i takes weight_i
+  input  logic                       wbank_i,     // bank written by wcapture_i
+  output logic signed [InWidth-1:0]  act_o,       // activation to the PE to the east
+  output logic                       act_sel_o,   // its bank select, to the east
+  output logic signed [AccWidth-1:0] psum_o,      // partial sum to the PE to the south
+  output logic signed [InWidth-1:0]  weight_o     // weight to the PE to the north
+);
+
+  logic signed [InWidth-1:0]  act_q, wpipe_q, wpipe_d;
+  logic                       act_sel_q;
+  logic signed [AccWidth-1:0] psum_q, psum_d;
+  logic signed [InWidth-1:0]  bank0_q, bank0_d, bank1_q, bank1_d;
+  logic signed [InWidth-1:0]  weight;     // the bank the activation selects
+  logic signed [2*InWidth-1:0] product;  // an int8 x int8 product fits 16 bits
+
+  always_comb begin
+    weight  = act_sel_i ? bank1_q : bank0_q;
+    product = (2*InWidth)'(act_i) * (2*InWidth)'(weight);  // sign-extended operands
+    psum_d  = psum_i + AccWidth'(product);  // sign-extended
+    wpipe_d = wshift_i ? weight_i : wpipe_q;
+    bank0_d = (wcapture_i && !wbank_i) ? weight_i : bank0_q;
+    bank1_d = (wcapture_i &&  wbank_i) ? weight_i : bank1_q;
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      act_q     <= '0;
+      act_sel_q <= 1'b0;
+      psum_q    <= '0;
+      wpipe_q   <= '0;
+      bank0_q   <= '0;
+      bank1_q   <= '0;
+    end else begin
+      act_q     <= act_i;
+      act_sel_q <= act_sel_i;
+      psum_q    <= psum_d;
+      wpipe_q   <= wpipe_d;
+      bank0_q   <= bank0_d;
+      bank1_q   <= bank1_d;
+    end
+  end
+
+  assign act_o     = act_q;
+  assign act_sel_o = act_sel_q;
+  assign psum_o    = psum_q;
+  assign weight_o  = wpipe_q;
+
+endmodule

@@ -1,0 +1,35 @@
+// Per-lane delay lines: lane i of in_i leaves on out_o after Base + i cycles, or after
+// Base + (Lanes - 1 - i) cycles when Reverse is set. Skews activation rows into the systolic
+// array, de-skews its results, and (Lanes = 1) delays a valid/tag bundle by a fixed latency.
+module tpu_skew #(
+  parameter int unsigned Lanes   = 4,  // independent lanes
+  parameter int unsigned Width   = 8,  // bits per lane
+  parameter int unsigned Base    = 0,  // delay of the least delayed lane, in cycles
+  parameter bit          Reverse = 0   // 0: lane 0 least delayed; 1: lane Lanes-1 least delayed
+) (
+  input  logic                        clk_i,
+  input  logic                        rst_ni,
+  input  logic [Lanes*Width-1:0] in_i,   // lanes in, lane i at bits [i*Width +: Width]
+  output logic [Lanes*Width-1:0] out_o   // the same lanes, each delayed
+);
+
+  for (genvar i = 0; i < Lanes; i++) begin : g_lane
+    localparam int unsigned Depth = Base + (Reverse ? Lanes - 1 - i : i);
+    if (Depth == 0) begin : g_wire
+      assign out_o[i*Width +: Width] = in_i[i*Width +: Width];
+    end else begin : g_regs
+      // Stage j at bits [j*Width +: Width]; stage 0 takes the input.
+      logic [Depth*Width-1:0] sr_q, sr_d;
+      always_comb begin
+        sr_d[0 +: Width] = in_i[i*Width +: Width];
+        for (int j = 1; j < Depth; j++) sr_d[j*Width +: Width] = sr_q[(j-1)*Width +: Width];
+      end
+      always_ff @(posedge clk_i or negedge rst_ni) begin
+        if (!rst_ni) sr_q <= '0;
+        else         sr_q <= sr_d;
+      end
+      assign out_o[i*Width +: Width] = sr_q[(Depth-1)*Width +: Width];
+    end
+  end
+
+endmodule

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs every Debian package the project needs. Idempotent and non-interactive:
+# packages already present are skipped, so a second run is quick and needs no network.
+set -euo pipefail
+
+packages=(
+  build-essential cmake make pkg-config git python3   # build and code generators
+  verilator zlib1g-dev                                # RTL simulation (FST needs zlib)
+  libsystemc-dev                                      # SystemC/TLM-2.0 system model
+  libgtest-dev libcli11-dev                           # tests and the `tpu` command line
+  yosys iverilog nextpnr-ice40 fpga-icestorm          # synthesis, second simulator, iCE40
+  gtkwave                                             # waveform viewer and fst2vcd
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,24 @@
+// Options every Verilated harness takes: where to dump an FST trace, and which cycles.
+#ifndef TPU_TESTBENCH_COMMON_HARNESS_OPTIONS_H_
+#define TPU_TESTBENCH_COMMON_HARNESS_OPTIONS_H_
+
+#include <cstdint>
+#include <limits>
+#include <string>
+
+namespace tpu::tb {
+
+struct HarnessOptions {
+  std::string trace_path;  // FST file to write; empty = no trace (tracing is opt-in)
+  uint64_t trace_begin = 0;                                   // first cycle dumped
+  uint64_t trace_end = std::numeric_limits<uint64_t>::max();  // first cycle not dumped
+};
+
+// Options for a test's harness: traced to $TPU_WAVES_DIR/<name>.fst when the environment
+// variable TPU_TRACE is set to 1, untraced otherwise. Test names become file names, so '/'
+// (from parameterized tests) is replaced.
+HarnessOptions TestHarnessOptions(const std::string& test_name);
+
+}  // namespace tpu::tb
+
+#endif  // TPU_TESTBENCH_COMMON_HARNESS_OPTIONS_H_

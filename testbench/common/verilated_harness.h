@@ -1,0 +1,109 @@
+// Clock, reset and opt-in FST tracing around one Verilated top with ports clk_i and rst_ni.
+//
+// Include this only from sources compiled into the Verilated model's own library: the VM_*
+// defines that say whether FST tracing is compiled in are private to that target.
+#ifndef TPU_TESTBENCH_COMMON_VERILATED_HARNESS_H_
+#define TPU_TESTBENCH_COMMON_VERILATED_HARNESS_H_
+
+#include <verilated.h>
+#if VM_TRACE_FST
+#include <verilated_fst_c.h>
+#endif
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+
+#include "common/harness_options.h"
+
+namespace tpu::tb {
+
+// One clock period is 1000 time units (1 ns at Verilator's default 1 ps precision), so
+// GTKWave shows cycle n at n ns.
+inline constexpr uint64_t kHalfPeriod = 500;
+
+template <typename Vtop>
+class VerilatedHarness {
+ public:
+  explicit VerilatedHarness(const HarnessOptions& opts) : opts_(opts) {
+    ctx_ = std::make_unique<VerilatedContext>();
+    const char* argv[] = {"harness"};
+    ctx_->commandArgs(1, argv);
+    ctx_->randReset(0);
+    ctx_->traceEverOn(!opts.trace_path.empty());
+    top_ = std::make_unique<Vtop>(ctx_.get(), "TOP");
+    if (!opts.trace_path.empty()) OpenTrace();
+    top_->clk_i = 0;
+    top_->rst_ni = 1;
+    top_->eval();
+  }
+  ~VerilatedHarness() {
+    top_->final();
+#if VM_TRACE_FST
+    if (trace_) trace_->close();
+#endif
+  }
+  VerilatedHarness(const VerilatedHarness&) = delete;
+  VerilatedHarness& operator=(const VerilatedHarness&) = delete;
+
+  Vtop& dut() { return *top_; }
+  uint64_t cycle() const { return cycle_; }
+  bool tracing() const { return traced_; }
+
+  // Asynchronous reset held for `cycles` clock edges, released between edges.
+  void Reset(int cycles = 2) {
+    top_->rst_ni = 0;
+    top_->eval();
+    for (int i = 0; i < cycles; ++i) Tick();
+    top_->rst_ni = 1;
+    top_->eval();
+  }
+
+  // Settles combinational logic after inputs changed (to read ready signals).
+  void Eval() { top_->eval(); }
+
+  // One clock cycle: rising edge, then falling edge. Inputs change between calls.
+  void Tick() {
+    top_->clk_i = 1;
+    top_->eval();
+    Dump(ctx_->time());
+    ctx_->timeInc(kHalfPeriod);
+    top_->clk_i = 0;
+    top_->eval();
+    Dump(ctx_->time());
+    ctx_->timeInc(kHalfPeriod);
+    ++cycle_;
+  }
+
+ private:
+  void OpenTrace() {
+#if VM_TRACE_FST
+    trace_ = std::make_unique<VerilatedFstC>();
+    top_->trace(trace_.get(), 99);
+    trace_->open(opts_.trace_path.c_str());
+    traced_ = true;
+#else
+    throw std::runtime_error("tracing requested but this model was built without FST tracing");
+#endif
+  }
+  void Dump(uint64_t time) {
+#if VM_TRACE_FST
+    if (trace_ && cycle_ >= opts_.trace_begin && cycle_ < opts_.trace_end) trace_->dump(time);
+#else
+    (void)time;
+#endif
+  }
+
+  HarnessOptions opts_;
+  std::unique_ptr<VerilatedContext> ctx_;
+  std::unique_ptr<Vtop> top_;
+#if VM_TRACE_FST
+  std::unique_ptr<VerilatedFstC> trace_;
+#endif
+  uint64_t cycle_ = 0;
+  bool traced_ = false;
+};
+
+}  // namespace tpu::tb
+
+#endif  // TPU_TESTBENCH_COMMON_VERILATED_HARNESS_H_
