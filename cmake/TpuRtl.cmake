@@ -1,16 +1,20 @@
-# RTL source lists, one variable per block, in dependency order (package first).
-# Every consumer (verilate(), lint tests, Yosys scripts) takes its files from here.
+# RTL source lists, one variable per block, package first. Every consumer (verilate(), the
+# lint tests, the Yosys scripts) takes its files from here. Module order within a block does
+# not matter to Verilator or Yosys; a block's directory holds one module per file.
 set(TPU_RTL_DIR ${CMAKE_SOURCE_DIR}/rtl)
 
-set(TPU_RTL_PKG
-  ${TPU_RTL_DIR}/tpu_pkg.sv)
+set(TPU_RTL_PKG ${TPU_RTL_DIR}/tpu_pkg.sv)
 
-set(TPU_RTL_MXU
-  ${TPU_RTL_DIR}/mxu/tpu_mxu_pe.sv
-  ${TPU_RTL_DIR}/mxu/tpu_mxu_array.sv
-  ${TPU_RTL_DIR}/mxu/tpu_skew.sv
-  ${TPU_RTL_DIR}/mxu/tpu_mxu_weight_ctrl.sv
-  ${TPU_RTL_DIR}/mxu/tpu_mxu.sv)
+# tpu_rtl_block(<VAR> <dir>): VAR = every .sv file of rtl/<dir>, sorted.
+macro(tpu_rtl_block var dir)
+  file(GLOB ${var} CONFIGURE_DEPENDS ${TPU_RTL_DIR}/${dir}/*.sv)
+  list(SORT ${var})
+endmacro()
 
-# Every RTL file of the project, for lint.
-set(TPU_RTL_ALL ${TPU_RTL_PKG} ${TPU_RTL_MXU})
+tpu_rtl_block(TPU_RTL_MXU mxu)
+
+# Every RTL file of the project, package first: the lint tests check each module in it.
+file(GLOB_RECURSE TPU_RTL_ALL CONFIGURE_DEPENDS ${TPU_RTL_DIR}/*.sv)
+list(SORT TPU_RTL_ALL)
+list(REMOVE_ITEM TPU_RTL_ALL ${TPU_RTL_PKG})
+list(PREPEND TPU_RTL_ALL ${TPU_RTL_PKG})

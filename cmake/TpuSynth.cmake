@@ -1,0 +1,42 @@
+# tpu_add_synth_test(<name> TOP <module> SOURCES <files...> [PARAMS <Name=Value...>]
+#                    [CHECKS <yosys commands...>])
+#
+# A ctest `synth.<name>` (label `synth`) that reads the files with Yosys 0.23 the way a
+# synthesis flow would (-DSYNTHESIS, so assertions vanish), sets the parameters, synthesizes
+# the top generically and fails if the design does not elaborate, has a problem `check` finds,
+# or infers a latch. CHECKS are extra Yosys commands run after synthesis, e.g.
+# "select -assert-min 1 t:$mem_v2". The cell statistics are written to
+# synth/<name>.stat.txt in the build tree (make synth prints them).
+function(tpu_add_synth_test name)
+  cmake_parse_arguments(ARG "" "TOP;FLOW" "SOURCES;PARAMS;CHECKS" ${ARGN})
+  if(NOT YOSYS)
+    message(WARNING "yosys not found: synth.${name} not added")
+    return()
+  endif()
+  set(dir ${CMAKE_BINARY_DIR}/synth)
+  set(script ${dir}/${name}.ys)
+  string(JOIN " " files ${ARG_SOURCES})
+  set(body "read_verilog -sv -DSYNTHESIS -I${TPU_RTL_DIR} ${files}\n")
+  foreach(p IN LISTS ARG_PARAMS)
+    string(REPLACE "=" ";" kv ${p})
+    list(GET kv 0 key)
+    list(GET kv 1 value)
+    string(APPEND body "chparam -set ${key} ${value} ${ARG_TOP}\n")
+  endforeach()
+  if(NOT ARG_FLOW)
+    set(ARG_FLOW "synth -top ${ARG_TOP}")
+  endif()
+  string(APPEND body
+    "hierarchy -check -top ${ARG_TOP}\n"
+    "${ARG_FLOW}\n"
+    "check -assert\n"
+    "select -assert-none t:$dlatch t:$adlatch t:$dlatchsr t:$_DLATCH_* t:$_DLATCHSR_*\n")
+  foreach(c IN LISTS ARG_CHECKS)
+    string(APPEND body "${c}\n")
+  endforeach()
+  string(APPEND body "tee -q -o ${dir}/${name}.stat.txt stat\n")
+  file(WRITE ${script} "${body}")
+  add_test(NAME synth.${name}
+    COMMAND ${YOSYS} -q -l ${dir}/${name}.log -s ${script})
+  set_tests_properties(synth.${name} PROPERTIES LABELS synth TIMEOUT 900)
+endfunction()
