@@ -1,5 +1,6 @@
 // The bare PE array (tpu_mxu_array) at one size, driven with fresh activations every cycle and a
-// weight tile shifted in every N cycles: the simulation-speed reference for the whole MXU.
+// weight tile shifted in during N of every 4N cycles, as the MXU benchmark streams: the
+// simulation-speed reference for the whole MXU.
 #ifndef TPU_BENCH_BARE_ARRAY_H_
 #define TPU_BENCH_BARE_ARRAY_H_
 

@@ -18,17 +18,21 @@ module tpu_skew #(
     if (Depth == 0) begin : g_wire
       assign out_o[i*Width +: Width] = in_i[i*Width +: Width];
     end else begin : g_regs
-      // Stage j at bits [j*Width +: Width]; stage 0 takes the input.
-      logic [Depth*Width-1:0] sr_q, sr_d;
+      // One register per stage; stage 0 takes the input.
+      logic [Width-1:0] sr_q [Depth];
+      logic [Width-1:0] sr_d [Depth];
       always_comb begin
-        sr_d[0 +: Width] = in_i[i*Width +: Width];
-        for (int j = 1; j < Depth; j++) sr_d[j*Width +: Width] = sr_q[(j-1)*Width +: Width];
+        sr_d[0] = in_i[i*Width +: Width];
+        for (int j = 1; j < Depth; j++) sr_d[j] = sr_q[j-1];
       end
-      always_ff @(posedge clk_i or negedge rst_ni) begin
-        if (!rst_ni) sr_q <= '0;
-        else         sr_q <= sr_d;
+      // One always_ff per stage: Yosys 0.23 cannot assign a whole unpacked array.
+      for (genvar j = 0; j < Depth; j++) begin : g_stage
+        always_ff @(posedge clk_i or negedge rst_ni) begin
+          if (!rst_ni) sr_q[j] <= '0;
+          else         sr_q[j] <= sr_d[j];
+        end
       end
-      assign out_o[i*Width +: Width] = sr_q[(Depth-1)*Width +: Width];
+      assign out_o[i*Width +: Width] = sr_q[Depth-1];
     end
   end
 

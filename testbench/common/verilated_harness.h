@@ -31,6 +31,10 @@ class VerilatedHarness {
     ctx_->commandArgs(1, argv);
     ctx_->randReset(0);
     ctx_->traceEverOn(!opts.trace_path.empty());
+    // Verilator 5.006 registers and erases a model's scopes in the calling thread's current
+    // context, not the model's: keep ours current around construction and destruction, or a
+    // second harness in the same process deadlocks on a destroyed context's mutex.
+    Verilated::threadContextp(ctx_.get());
     top_ = std::make_unique<Vtop>(ctx_.get(), "TOP");
     if (!opts.trace_path.empty()) OpenTrace();
     top_->clk_i = 0;
@@ -42,6 +46,8 @@ class VerilatedHarness {
 #if VM_TRACE_FST
     if (trace_) trace_->close();
 #endif
+    Verilated::threadContextp(ctx_.get());  // see the constructor
+    top_.reset();
   }
   VerilatedHarness(const VerilatedHarness&) = delete;
   VerilatedHarness& operator=(const VerilatedHarness&) = delete;
