@@ -11,7 +11,11 @@ macro(tpu_rtl_block var dir)
   list(SORT ${var})
 endmacro()
 
-tpu_rtl_block(TPU_RTL_MXU mxu)
+tpu_rtl_block(TPU_RTL_MXU mxu)      # systolic array, skew, weight banks
+tpu_rtl_block(TPU_RTL_UB ub)        # unified buffer
+tpu_rtl_block(TPU_RTL_ACC acc)      # accumulators
+tpu_rtl_block(TPU_RTL_WFIFO wfifo)  # weight FIFO
+tpu_rtl_block(TPU_RTL_ACT act)      # activation pipeline: bias, requantization, function, pooling
 
 # Every RTL file of the project, package first: the lint tests check each module in it.
 file(GLOB_RECURSE TPU_RTL_ALL CONFIGURE_DEPENDS ${TPU_RTL_DIR}/*.sv)
