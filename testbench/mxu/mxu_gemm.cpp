@@ -115,6 +115,9 @@ std::vector<int32_t> RunMxuGemm(MxuHarness& mxu, const std::vector<int8_t>& a,
       }
     }
     idle = progress ? 0 : idle + 1;
+    if (opts.progress && (mxu.cycle() - start) % opts.progress_every == 0) {
+      opts.progress(received, total_rows);
+    }
     if (idle > opts.stall_limit) {
       std::ostringstream msg;
       msg << "MXU made no progress for " << opts.stall_limit << " cycles (tile " << a_tile

@@ -6,6 +6,7 @@
 #define TPU_TESTBENCH_MXU_MXU_GEMM_H_
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "mxu/mxu_harness.h"
@@ -17,6 +18,9 @@ struct MxuStreamOptions {
   double act_gap = 0.0;     // probability that an activation row is held back for a cycle
   uint64_t seed = 1;        // for the gaps
   uint64_t stall_limit = 100000;  // cycles without progress before the run counts as hung
+  // Called every `progress_every` cycles with (results received, results expected).
+  std::function<void(uint64_t, uint64_t)> progress;
+  uint64_t progress_every = 1 << 16;
 };
 
 struct MxuStreamStats {

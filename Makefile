@@ -1,0 +1,49 @@
+# Thin front end over CMake and ctest. Every target installs missing Debian packages first
+# (scripts/install-deps.sh, quick when all are present), then configures build/ if needed.
+BUILD   ?= build
+JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
+CTEST_ARGS ?=
+
+.PHONY: all deps configure run test test-long lint synth waves bench format clean help
+
+all: configure  ## build everything the tests need
+	cmake --build $(BUILD) -j $(JOBS)
+
+deps:  ## install the Debian packages the project needs (idempotent)
+	@bash scripts/install-deps.sh
+
+configure: deps
+	@test -f $(BUILD)/CMakeCache.txt || cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
+
+run: all  ## the main job: an MXU GEMM on the Verilated RTL, checked against the golden reference
+	$(BUILD)/host_driver/cli/tpu mxu --m 128 --k 80 --n 72 --size 16 --seed 1
+
+test: all  ## build and run the whole test suite (unit, lint, synth)
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE long $(CTEST_ARGS)
+
+test-long: all  ## the nightly suite (label long)
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L long $(CTEST_ARGS)
+
+lint: configure  ## verilator --lint-only -Wall on every RTL module
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L lint
+
+synth: configure  ## Yosys synthesis checks, then the cell statistics
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L synth
+	@for f in $(BUILD)/synth/*.stat.txt; do echo "== $$f"; grep -E "Number of cells|mem_v2|DFF|Chip area" $$f | tail -8; done
+
+waves: all  ## MXU demo with an FST trace, opened in GTKWave with waveforms/mxu.gtkw
+	$(BUILD)/host_driver/cli/tpu mxu --m 24 --k 32 --n 16 --size 8 --seed 1 --trace $(BUILD)/waves/mxu_demo.fst
+	@if [ -n "$$DISPLAY" ]; then gtkwave $(BUILD)/waves/mxu_demo.fst waveforms/mxu.gtkw & \
+	 else echo "No display: open with  gtkwave $(BUILD)/waves/mxu_demo.fst waveforms/mxu.gtkw"; fi
+
+bench: configure  ## benchmarks (not tests): utilization, throughput, simulation speed
+	cmake --build $(BUILD) -j $(JOBS) --target bench
+
+format:  ## clang-format every C++ source
+	find host_driver testbench tests bench -name '*.cpp' -o -name '*.h' | xargs clang-format -i
+
+clean:
+	rm -rf $(BUILD)
+
+help:  ## this list
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 12

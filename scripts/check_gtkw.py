@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""check_gtkw.py LAYOUT.gtkw DUMP.fst: fails (exit 1) unless every signal the GTKWave layout
+names exists in the dump, so a renamed RTL signal cannot silently leave a hole in a layout.
+Reads the dump's signal list with fst2vcd (from the gtkwave package)."""
+import re
+import subprocess
+import sys
+
+
+def dump_signals(fst):
+    header = subprocess.run(["fst2vcd", "-f", fst], capture_output=True, text=True, check=True)
+    scopes, names = [], set()
+    for line in header.stdout.splitlines():
+        tok = line.split()
+        if not tok:
+            continue
+        if tok[0] == "$scope":
+            scopes.append(tok[2])
+        elif tok[0] == "$upscope":
+            scopes.pop()
+        elif tok[0] == "$var":
+            # $var <type> <width> <id> <name> [range] $end
+            name = tok[4] + (tok[5] if len(tok) > 6 and tok[5].startswith("[") else "")
+            names.add(".".join(scopes + [name]))
+        elif tok[0] == "$enddefinitions":
+            break
+    return names
+
+
+def layout_signals(gtkw):
+    wanted = []
+    for line in open(gtkw):
+        line = line.strip()
+        if not line or line[0] in "[*@-":
+            continue
+        if line.startswith("#{"):
+            # #{alias} (bit)name (bit)name ...: every referenced vector must exist.
+            for ref in line[line.index("}") + 1:].split():
+                wanted.append(re.sub(r"^\(\d+\)", "", ref))
+        else:
+            wanted.append(line)
+    return wanted
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    have = dump_signals(sys.argv[2])
+    wanted = layout_signals(sys.argv[1])
+    missing = sorted(set(w for w in wanted if w not in have))
+    for m in missing:
+        print(f"{sys.argv[1]}: signal not in {sys.argv[2]}: {m}")
+    print(f"{sys.argv[1]}: {len(set(wanted)) - len(missing)} of {len(set(wanted))} signals found")
+    sys.exit(1 if missing or not wanted else 0)
+
+
+if __name__ == "__main__":
+    main()
