@@ -53,6 +53,7 @@ class VerilatedHarness {
   VerilatedHarness& operator=(const VerilatedHarness&) = delete;
 
   Vtop& dut() { return *top_; }
+  VerilatedContext& context() { return *ctx_; }  // e.g. to count assertion failures
   uint64_t cycle() const { return cycle_; }
   bool tracing() const { return traced_; }
 

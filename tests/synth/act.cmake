@@ -1,1 +1,43 @@
-# (being written)
+# ---- Requantization stage (tpu_act_requant; rtl/act/tpu_act_requant*.sv, tpu_act_lut.sv) ----
+# Generic synthesis at N=8: no latches, cell statistics in synth/act_requant_n8.stat.txt. A
+# second run stops before fine-grained mapping to check what was inferred: one 256-entry table
+# memory with a read port per lane, and exactly one 32 x 32 multiplier per lane ($macc's A
+# holds both operands).
+set(act_requant_rtl ${TPU_RTL_ACT})
+list(FILTER act_requant_rtl EXCLUDE REGEX "/tpu_act_pool[^/]*\\.sv$")
+tpu_add_synth_test(act_requant_n8 TOP tpu_act_requant
+  SOURCES ${TPU_RTL_PKG} ${act_requant_rtl} PARAMS N=8)
+tpu_add_synth_test(act_requant_n8_inferred TOP tpu_act_requant
+  SOURCES ${TPU_RTL_PKG} ${act_requant_rtl} PARAMS N=8
+  FLOW "synth -flatten -top tpu_act_requant -run begin:fine"
+  CHECKS "select -assert-count 1 t:$mem_v2 r:SIZE=256 %i r:RD_PORTS=8 %i"
+         "select -assert-count 8 t:$macc t:$mul"
+         "select -assert-count 8 t:$macc r:A_WIDTH=64 %i")
+# ---- end of requantization stage ----
+# ---- Pooling unit (tpu_act_pool; rtl/act/tpu_act_pool*.sv) ----
+# N=8 with the default limits (64-pixel lines, windows and strides up to 4). The coarse flow keeps
+# the four line buffers as $mem_v2 cells (64 x 80 bits each: RAM macros or block RAMs); the rest
+# is mapped to gates, so the statistics in synth/act_pool_n8.stat.txt are the logic around the
+# memories, and the flip-flop bound shows that no line buffer became registers (20480 bits).
+file(GLOB act_pool_rtl CONFIGURE_DEPENDS ${TPU_RTL_DIR}/act/tpu_act_pool*.sv)
+list(SORT act_pool_rtl)
+tpu_add_synth_test(act_pool_n8 TOP tpu_act_pool SOURCES ${TPU_RTL_PKG} ${act_pool_rtl} PARAMS N=8
+  FLOW "synth -flatten -top tpu_act_pool -run begin:fine"
+  CHECKS "select -assert-count 4 t:$mem_v2 r:SIZE=64 %i r:WIDTH=80 %i"
+         "techmap" "opt -fast" "abc -fast" "opt -fast"
+         "select -assert-count 4 t:$mem_v2"
+         "select -assert-max 1000 t:$_*DFF*")
+# ---- end of pooling unit ----
+# ---- Activation pipeline top (tpu_act: requantization -> pooling; rtl/act/*.sv) ----
+# N=8 with the default pooling limits, coarse flow like the pooling unit's: the four line
+# buffers (64 x 80 bits) and the 256-entry lookup table (8 read ports) stay $mem_v2 cells, the
+# rest is mapped to gates (statistics in synth/act_n8.stat.txt). The flip-flop bound shows that
+# no line buffer became registers (20480 bits): 1642 flip-flops remain, the pipeline registers.
+tpu_add_synth_test(act_n8 TOP tpu_act SOURCES ${TPU_RTL_PKG} ${TPU_RTL_ACT} PARAMS N=8
+  FLOW "synth -flatten -top tpu_act -run begin:fine"
+  CHECKS "select -assert-count 4 t:$mem_v2 r:SIZE=64 %i r:WIDTH=80 %i"
+         "select -assert-count 1 t:$mem_v2 r:SIZE=256 %i r:RD_PORTS=8 %i"
+         "techmap" "opt -fast" "abc -fast" "opt -fast"
+         "select -assert-count 5 t:$mem_v2"
+         "select -assert-max 3000 t:$_*DFF*")
+# ---- end of activation pipeline top ----

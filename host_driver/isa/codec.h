@@ -1,0 +1,41 @@
+// Binary encoding of instructions: 128 bits as four little-endian 32-bit words (docs/isa.md).
+#ifndef TPU_ISA_CODEC_H_
+#define TPU_ISA_CODEC_H_
+
+#include <cstdint>
+
+#include "isa/isa_gen.h"
+
+namespace tpu::isa {
+
+// Bits [lsb, lsb + width) of the instruction (width <= 64), field bit 0 at `lsb`.
+uint64_t GetBits(const Words& words, int lsb, int width);
+// Writes the low `width` bits of `value` into bits [lsb, lsb + width).
+void SetBits(Words* words, int lsb, int width, uint64_t value);
+
+// The instruction's encoding: opcode, every field, reserved bits 0. Values are not checked
+// against the device (an out-of-range UB row encodes fine, so that tests can feed the hardware
+// bad instructions), but a value that does not fit its bits throws std::invalid_argument naming
+// the instruction, the field and its encodable range.
+Words Encode(const Instr& instr);
+
+// What decoding the words gives, and the first error of the hardware's decode stage.
+struct Decoded {
+  // kIllegalOpcode (then `instr` is a Nop), kReservedNonzero (then `instr` holds the fields,
+  // the reserved bits dropped), an enum field's error for an unlisted encoding (then `instr`
+  // holds the raw value), or kOk.
+  Error error = Error::kOk;
+  Instr instr;
+  int field = -1;  // index of the enum field with the unlisted encoding, else -1
+};
+
+// Never throws: bad input is reported as the error code the hardware raises.
+Decoded Decode(const Words& words);
+
+// Everything the dispatcher checks before issuing, in its order: Decode(), then Validate()
+// against the device. kOk if the instruction would be issued.
+Error Check(const Words& words, const DeviceLimits& limits);
+
+}  // namespace tpu::isa
+
+#endif  // TPU_ISA_CODEC_H_

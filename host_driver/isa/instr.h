@@ -1,0 +1,48 @@
+// Generic access to instructions through the tables generated from isa/isa.json: which
+// instruction a value holds, its fields as numbers, names of opcodes, errors and values.
+#ifndef TPU_ISA_INSTR_H_
+#define TPU_ISA_INSTR_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "isa/isa_gen.h"
+
+namespace tpu::isa {
+
+// The opcode of the instruction `instr` holds.
+Opcode OpcodeOf(const Instr& instr);
+
+// Table entry of an opcode, or nullptr if no instruction has it.
+const InstrInfo* FindInstr(uint8_t opcode);
+// Table entry by mnemonic (exact, upper case), or nullptr.
+const InstrInfo* FindInstr(std::string_view name);
+// Table entry of a known opcode.
+const InstrInfo& InfoOf(Opcode opcode);
+const InstrInfo& InfoOf(const Instr& instr);
+
+// The instruction's fields as numbers, in InstrInfo::fields order (enums as their encoding,
+// flags 0/1, signed fields as signed values); unused trailing entries are 0.
+FieldValues ValuesOf(const Instr& instr);
+
+// "UB_RANGE"; "ERROR_<n>" for a value with no name.
+std::string ErrorName(Error error);
+const char* ErrorDoc(Error error);
+const char* UnitName(Unit unit);
+
+// Smallest and largest value a field can encode (for signed fields, two's complement).
+int64_t FieldMin(const FieldInfo& field);
+int64_t FieldMax(const FieldInfo& field);
+bool FieldFits(const FieldInfo& field, int64_t value);
+// "0..65535" or "-128..127".
+std::string FieldRangeText(const FieldInfo& field);
+// The enum value's or mask bit's name (nullptr if none has that value).
+const char* ValueName(const FieldInfo& field, int64_t value);
+// A value as the assembler writes it: enum name, "t0,t3" / "none" for masks, hex for address
+// fields, decimal otherwise.
+std::string FormatFieldValue(const FieldInfo& field, int64_t value);
+
+}  // namespace tpu::isa
+
+#endif  // TPU_ISA_INSTR_H_

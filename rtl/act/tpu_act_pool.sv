@@ -1,0 +1,580 @@
+`include "tpu_assert.svh"
+
+// Pooling unit, the last stage of the activation pipeline: max or average pooling of an int8
+// NHWC image, or bypass.
+//
+// Input rows are pixels: N int8 channels (lane c = channel c) of an in_h x in_w image, in raster
+// order (h major, then w). Output rows are the pooled pixels in raster order, with borders as
+// TensorFlow / TFLite (host_driver/golden/pool.cpp): VALID or SAME padding, padded positions
+// excluded from the max and from the average's count, the average rounded half away from zero,
+// then clamped to [act_min, act_max]. Bypass passes every row through unchanged (no clamp,
+// image sizes ignored).
+//
+// Separable datapath:
+//  - a sequencer walks each image row by row over its real pixels plus the padding positions
+//    after each row and after the last row (SAME only); padding positions take one cycle each
+//    and consume no input (no padding step is needed before a row or above the first row);
+//  - horizontal: a shift register holds the last MaxWindow pixels of the row; when a step ends
+//    a window column (every stride_w steps), it yields the window's per-lane max or sum
+//    (stage 1);
+//  - vertical: that horizontal result is written to line buffer (row mod MaxWindow) at the
+//    output column, and when the row also ends a window row, the results of the window's
+//    earlier rows are read from the other line buffers (stage 1 -> 2) and combined with it
+//    (stage 2 -> 3); rows and columns outside the image are masked out and counted out;
+//  - the average divides by the window's element count (tpu_act_pool_div), then the clamp
+//    (stage 3 -> output register).
+// Latency: an output row is valid 4 cycles after the step that ends its window (an accepted
+// input row, or a padding position). Throughput: one step per cycle. Every input row is a step;
+// so is every padding position after a row (SAME: at most MaxWindow - 1 per row) and every
+// position of the padding rows after the image (at most MaxWindow - 1 rows); VALID images have
+// no padding steps and stream back to back at one row per cycle. At most one output row per
+// cycle. Every stage is a valid/ready register that fills bubbles, so an output stall stops the
+// input only once the stages are full, and nothing is lost; in_ready_o depends combinationally
+// on out_ready_i through the stages' ready chain. The configuration is read combinationally and
+// must stay stable while busy_o is high (it may change in the cycle that offers an image's
+// first row, when the unit is idle).
+//
+// Each output row carries the tag of the last input row accepted before it was produced (the
+// input row that completed its window, or the image's last row for windows ending on padding).
+module tpu_act_pool #(
+  parameter int unsigned N         = tpu_pkg::MxuDim,         // lanes (channels) per row
+  parameter int unsigned MaxWidth  = tpu_pkg::PoolMaxWidth,   // largest in_w: line-buffer depth
+  parameter int unsigned MaxHeight = tpu_pkg::PoolMaxHeight,  // largest in_h
+  parameter int unsigned MaxWindow = tpu_pkg::PoolMaxWindow,  // largest window_h, window_w
+  parameter int unsigned MaxStride = tpu_pkg::PoolMaxStride,  // largest stride_h, stride_w
+  parameter int unsigned TagWidth  = 16,                      // user bits carried with rows
+  parameter int unsigned DimWidth  = tpu_pkg::PoolDimWidth,   // bits of cfg_in_h_i, cfg_in_w_i
+  parameter int unsigned WinWidth  = tpu_pkg::PoolWinWidth    // bits of window, stride fields
+) (
+  input  logic                             clk_i,
+  input  logic                             rst_ni,
+  // Configuration, static for a whole image (held while busy_o).
+  input  logic [1:0]                       cfg_mode_i,      // PoolMode*
+  input  logic [DimWidth-1:0]              cfg_in_h_i,      // image height, 1..MaxHeight
+  input  logic [DimWidth-1:0]              cfg_in_w_i,      // image width, 1..MaxWidth
+  input  logic [WinWidth-1:0]              cfg_window_h_i,  // window height, 1..MaxWindow
+  input  logic [WinWidth-1:0]              cfg_window_w_i,  // window width, 1..MaxWindow
+  input  logic [WinWidth-1:0]              cfg_stride_h_i,  // vertical stride, 1..MaxStride
+  input  logic [WinWidth-1:0]              cfg_stride_w_i,  // horizontal stride, 1..MaxStride
+  input  logic                             cfg_same_i,      // 1: SAME padding, 0: VALID
+  input  logic signed [7:0]                cfg_act_min_i,   // clamp of the pooled value
+  input  logic signed [7:0]                cfg_act_max_i,   // ... act_min <= act_max
+  // Input pixels.
+  input  logic                             in_valid_i,      // in_row_i holds a pixel
+  output logic                             in_ready_o,      // ... and is taken this cycle
+  input  logic [N*8-1:0]                   in_row_i,        // int8 channel c at c*8
+  input  logic [TagWidth-1:0]              in_tag_i,        // returned with the output rows
+  // Output pixels.
+  output logic                             out_valid_o,     // out_row_o holds a pixel
+  input  logic                             out_ready_i,     // ... and is taken this cycle
+  output logic [N*8-1:0]                   out_row_o,       // int8 channel c at c*8
+  output logic [TagWidth-1:0]              out_tag_o,       // see the header
+  // Status.
+  output logic                             busy_o           // an image or rows are in flight
+);
+
+  // Mode encodings (local copies: Verilator lints package constants used in a body as unused).
+  localparam logic [1:0] PoolModeBypass = tpu_pkg::PoolModeBypass;
+  localparam logic [1:0] PoolModeMax    = tpu_pkg::PoolModeMax;
+  localparam logic [1:0] PoolModeAvg    = tpu_pkg::PoolModeAvg;
+
+  localparam int unsigned XW = $clog2(MaxWidth + MaxWindow + MaxStride + 1);   // column steps
+  localparam int unsigned YW = $clog2(MaxHeight + MaxWindow + MaxStride + 1);  // row steps
+  localparam int unsigned AW = $clog2(MaxWidth);                 // output column (LB address)
+  localparam int unsigned PW = $clog2(MaxWindow);                // line buffer index
+  localparam int unsigned PW1 = PW + 1;                          // ... and a carry bit
+  localparam int unsigned KW = $clog2(MaxWindow + 1);            // window size, rows or columns
+  localparam int unsigned CW = $clog2(MaxWindow * MaxWindow + 1);  // window element count
+  localparam int unsigned HW = 8 + $clog2(MaxWindow);              // horizontal sum (or max)
+  localparam int unsigned SW = 8 + $clog2(MaxWindow * MaxWindow);  // window sum (or max)
+
+  // ---------------------------------------------------------------------------------------
+  // Configuration. Bypass runs as a 1x1 max pooling of 1x1 images, without the clamp.
+  // ---------------------------------------------------------------------------------------
+  logic          bypass, is_avg;
+  logic [XW-1:0] in_w, win_w, str_w, steps_x, first_x;
+  logic [YW-1:0] in_h, win_h, str_h, steps_y, first_y;
+  logic [KW-1:0] win_w_k, win_h_k;
+
+  always_comb begin
+    bypass  = cfg_mode_i == PoolModeBypass;
+    is_avg  = cfg_mode_i == PoolModeAvg;
+    in_w    = bypass ? XW'(1) : XW'(cfg_in_w_i);
+    win_w   = bypass ? XW'(1) : XW'(cfg_window_w_i);
+    str_w   = bypass ? XW'(1) : XW'(cfg_stride_w_i);
+    in_h    = bypass ? YW'(1) : YW'(cfg_in_h_i);
+    win_h   = bypass ? YW'(1) : YW'(cfg_window_h_i);
+    str_h   = bypass ? YW'(1) : YW'(cfg_stride_h_i);
+    win_w_k = KW'(win_w);
+    win_h_k = KW'(win_h);
+  end
+
+  tpu_act_pool_axis #(
+    .Width    (XW),
+    .MaxStride(MaxStride)
+  ) u_axis_x (
+    .in_i       (in_w),
+    .window_i   (win_w),
+    .stride_i   (str_w),
+    .same_i     (cfg_same_i && !bypass),
+    .steps_o    (steps_x),
+    .first_end_o(first_x)
+  );
+
+  tpu_act_pool_axis #(
+    .Width    (YW),
+    .MaxStride(MaxStride)
+  ) u_axis_y (
+    .in_i       (in_h),
+    .window_i   (win_h),
+    .stride_i   (str_h),
+    .same_i     (cfg_same_i && !bypass),
+    .steps_o    (steps_y),
+    .first_end_o(first_y)
+  );
+
+  // ---------------------------------------------------------------------------------------
+  // Sequencer: position of the next step within the image (x, y count real positions from 0,
+  // then the padding after them), where the next window column / row ends (ncx, ncy), the
+  // output column, the line buffer of the current row, and which of the last MaxWindow rows
+  // were real (rv[0]: the current row). start_q: the next step is an image's first, whose
+  // position comes from the configuration.
+  // ---------------------------------------------------------------------------------------
+  logic                 start_q, start_d;
+  logic [XW-1:0]        x_q, x_d, ncx_q, ncx_d;
+  logic [YW-1:0]        y_q, y_d, ncy_q, ncy_d;
+  logic [AW-1:0]        ox_q, ox_d;
+  logic [PW-1:0]        ptr_q, ptr_d;
+  logic [MaxWindow-1:0] rv_q, rv_d;
+  logic [TagWidth-1:0]  tag_q, tag_d;  // tag of the last accepted input row
+
+  logic                 x_cur_real, real_px, hcomp, vcomp, row_end, img_end, step;
+  logic [XW-1:0]        x, ncx;
+  logic [YW-1:0]        y, ncy;
+  logic [AW-1:0]        ox;
+  logic [PW-1:0]        ptr;
+  logic [MaxWindow-1:0] rv;
+  logic [TagWidth-1:0]  step_tag;
+  logic                 s1_ready;  // stage 1 takes a step this cycle
+
+  always_comb begin
+    if (start_q) begin
+      x   = '0;
+      ncx = first_x;
+      y   = '0;
+      ncy = first_y;
+      ox  = '0;
+      ptr = '0;
+      rv  = MaxWindow'(1);  // row 0 is real
+    end else begin
+      x   = x_q;
+      ncx = ncx_q;
+      y   = y_q;
+      ncy = ncy_q;
+      ox  = ox_q;
+      ptr = ptr_q;
+      rv  = rv_q;
+    end
+    x_cur_real = x < in_w;
+    real_px    = x_cur_real && rv[0];
+    hcomp      = x == ncx;
+    vcomp      = y == ncy;
+    row_end    = x == steps_x - XW'(1);
+    img_end    = row_end && (y == steps_y - YW'(1));
+    in_ready_o = s1_ready && real_px;
+    step       = s1_ready && (in_valid_i || !real_px);
+    step_tag   = real_px ? in_tag_i : tag_q;
+
+    start_d = start_q;
+    x_d     = x_q;
+    ncx_d   = ncx_q;
+    y_d     = y_q;
+    ncy_d   = ncy_q;
+    ox_d    = ox_q;
+    ptr_d   = ptr_q;
+    rv_d    = rv_q;
+    tag_d   = tag_q;
+    if (step) begin
+      start_d = img_end;
+      tag_d   = step_tag;
+      y_d     = y;
+      ncy_d   = ncy;
+      ptr_d   = ptr;
+      rv_d    = rv;
+      if (row_end) begin
+        x_d   = '0;
+        ncx_d = first_x;
+        ox_d  = '0;
+        y_d   = y + YW'(1);
+        ncy_d = vcomp ? ncy + str_h : ncy;
+        ptr_d = (ptr == PW'(MaxWindow - 1)) ? '0 : ptr + PW'(1);
+        rv_d  = {rv[MaxWindow-2:0], (y + YW'(1)) < in_h};
+      end else begin
+        x_d   = x + XW'(1);
+        ncx_d = hcomp ? ncx + str_w : ncx;
+        ox_d  = hcomp ? ox + AW'(1) : ox;
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      start_q <= 1'b1;
+      x_q     <= '0;
+      ncx_q   <= '0;
+      y_q     <= '0;
+      ncy_q   <= '0;
+      ox_q    <= '0;
+      ptr_q   <= '0;
+      rv_q    <= '0;
+      tag_q   <= '0;
+    end else begin
+      start_q <= start_d;
+      x_q     <= x_d;
+      ncx_q   <= ncx_d;
+      y_q     <= y_d;
+      ncy_q   <= ncy_d;
+      ox_q    <= ox_d;
+      ptr_q   <= ptr_d;
+      rv_q    <= rv_d;
+      tag_q   <= tag_d;
+    end
+  end
+
+  // ---------------------------------------------------------------------------------------
+  // Stage 1: the window shift register (entry 0 = the step just taken) with a bit per entry
+  // saying its column is real (cleared at each row start: the padding before a row). A token
+  // is in stage 1 when that step ended a window column; it leaves by writing the horizontal
+  // result to the current row's line buffer, and goes on to stage 2 when the row also ends a
+  // window row (emit).
+  // ---------------------------------------------------------------------------------------
+  logic [N*8-1:0]       sr_q [MaxWindow];
+  logic [N*8-1:0]       sr_d [MaxWindow];
+  logic [MaxWindow-1:0] cv_q, cv_d;
+
+  logic                 s1_valid_q, s1_valid_d, s1_emit_q, s1_emit_d;
+  logic [AW-1:0]        s1_ox_q, s1_ox_d;
+  logic [PW-1:0]        s1_ptr_q, s1_ptr_d;
+  logic [MaxWindow-1:0] s1_rv_q, s1_rv_d;
+  logic [TagWidth-1:0]  s1_tag_q, s1_tag_d;
+  logic                 s1_fire, s2_load, s2_ready;
+
+  // Handshakes, kept apart from the datapath logic (Verilator would see a loop otherwise).
+  assign s1_fire  = s1_valid_q && (!s1_emit_q || s2_ready);
+  assign s1_ready = !s1_valid_q || s1_fire;
+  assign s2_load  = s1_fire && s1_emit_q;
+
+  always_comb begin
+    sr_d[0] = step ? (real_px ? in_row_i : '0) : sr_q[0];
+    cv_d    = cv_q;
+    for (int k = 1; k < MaxWindow; k++) sr_d[k] = step ? sr_q[k-1] : sr_q[k];
+    if (step) cv_d = {(x == '0) ? '0 : cv_q[MaxWindow-2:0], x_cur_real};
+
+    s1_valid_d = s1_fire ? 1'b0 : s1_valid_q;
+    s1_emit_d  = s1_emit_q;
+    s1_ox_d    = s1_ox_q;
+    s1_ptr_d   = s1_ptr_q;
+    s1_rv_d    = s1_rv_q;
+    s1_tag_d   = s1_tag_q;
+    if (step) begin
+      s1_valid_d = hcomp;
+      s1_emit_d  = hcomp && vcomp;
+      s1_ox_d    = ox;
+      s1_ptr_d   = ptr;
+      s1_rv_d    = rv;
+      s1_tag_d   = step_tag;
+    end
+  end
+
+  // One always_ff per entry: Yosys 0.23 cannot assign a whole unpacked array.
+  for (genvar k = 0; k < MaxWindow; k++) begin : g_sr
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) sr_q[k] <= '0;
+      else         sr_q[k] <= sr_d[k];
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      cv_q       <= '0;
+      s1_valid_q <= 1'b0;
+      s1_emit_q  <= 1'b0;
+      s1_ox_q    <= '0;
+      s1_ptr_q   <= '0;
+      s1_rv_q    <= '0;
+      s1_tag_q   <= '0;
+    end else begin
+      cv_q       <= cv_d;
+      s1_valid_q <= s1_valid_d;
+      s1_emit_q  <= s1_emit_d;
+      s1_ox_q    <= s1_ox_d;
+      s1_ptr_q   <= s1_ptr_d;
+      s1_rv_q    <= s1_rv_d;
+      s1_tag_q   <= s1_tag_d;
+    end
+  end
+
+  // Horizontal result per lane: the max (sign-extended) or the sum of the window's real
+  // columns.
+  logic [N*HW-1:0] h_row;
+
+  for (genvar l = 0; l < N; l++) begin : g_hpool
+    logic signed [7:0]    px, hmax;
+    logic signed [HW-1:0] hsum, hres;
+    always_comb begin
+      hmax = -8'sd128;
+      hsum = '0;
+      px   = '0;
+      for (int k = 0; k < MaxWindow; k++) begin
+        px = sr_q[k][l*8 +: 8];
+        if (KW'(k) < win_w_k && cv_q[k]) begin
+          if (px > hmax) hmax = px;
+          hsum = hsum + HW'(px);
+        end
+      end
+      hres = is_avg ? hsum : HW'(hmax);
+    end
+    assign h_row[l*HW +: HW] = hres;
+  end
+
+  // Window element count, and which line buffers hold real rows of the window: line buffer b
+  // holds row (current - k), k = (ptr - b) mod MaxWindow; k = 0 is stale (the current row
+  // arrives from stage 1 directly).
+  logic [KW-1:0]        count_w, count_h;
+  logic [CW-1:0]        s1_count;
+  logic [MaxWindow-1:0] s1_bank_use;
+  logic [PW:0]          bank_age [MaxWindow];
+
+  always_comb begin
+    count_w = '0;
+    count_h = '0;
+    for (int k = 0; k < MaxWindow; k++) begin
+      if (KW'(k) < win_w_k && cv_q[k])    count_w = count_w + KW'(1);
+      if (KW'(k) < win_h_k && s1_rv_q[k]) count_h = count_h + KW'(1);
+    end
+    s1_count = CW'(count_w) * CW'(count_h);
+    for (int b = 0; b < MaxWindow; b++) begin
+      bank_age[b] = (s1_ptr_q >= PW'(b)) ? {1'b0, s1_ptr_q} - PW1'(b)
+                                         : {1'b0, s1_ptr_q} + PW1'(MaxWindow - b);
+      s1_bank_use[b] = bank_age[b] != '0 && bank_age[b] < PW1'(win_h_k) &&
+                       s1_rv_q[PW'(bank_age[b])];
+    end
+  end
+
+  // ---------------------------------------------------------------------------------------
+  // Line buffers: MaxWindow memories of MaxWidth horizontal results (one per output column),
+  // one per row mod MaxWindow. Written by every stage-1 token, read when one moves to stage 2.
+  // Plain arrays with one synchronous write and one synchronous read port each (inferred as
+  // memories); the read register is the memory's, without reset.
+  // ---------------------------------------------------------------------------------------
+  logic [N*HW-1:0] lb_rdata_q [MaxWindow];
+
+  for (genvar b = 0; b < MaxWindow; b++) begin : g_lb
+    logic [N*HW-1:0] mem [MaxWidth];
+    logic            we;
+    assign we = s1_fire && s1_ptr_q == PW'(b);
+    always_ff @(posedge clk_i) begin
+      if (we) mem[s1_ox_q] <= h_row;
+    end
+    always_ff @(posedge clk_i) begin
+      if (s2_load) lb_rdata_q[b] <= mem[s1_ox_q];
+    end
+  end
+
+  // ---------------------------------------------------------------------------------------
+  // Stage 2: the current row's horizontal result and the line buffers' words; the vertical
+  // combination of the window's real rows.
+  // ---------------------------------------------------------------------------------------
+  logic                 s2_valid_q, s2_valid_d, s2_cur_q, s2_cur_d;
+  logic [N*HW-1:0]      s2_h_q, s2_h_d;
+  logic [MaxWindow-1:0] s2_use_q, s2_use_d;
+  logic [CW-1:0]        s2_count_q, s2_count_d;
+  logic [TagWidth-1:0]  s2_tag_q, s2_tag_d;
+  logic                 s2_fire, s3_ready;
+
+  assign s2_fire  = s2_valid_q && s3_ready;
+  assign s2_ready = !s2_valid_q || s3_ready;
+
+  always_comb begin
+    s2_valid_d = s2_load ? 1'b1 : (s2_fire ? 1'b0 : s2_valid_q);
+    s2_cur_d   = s2_load ? s1_rv_q[0]  : s2_cur_q;
+    s2_h_d     = s2_load ? h_row       : s2_h_q;
+    s2_use_d   = s2_load ? s1_bank_use : s2_use_q;
+    s2_count_d = s2_load ? s1_count    : s2_count_q;
+    s2_tag_d   = s2_load ? s1_tag_q    : s2_tag_q;
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      s2_valid_q <= 1'b0;
+      s2_cur_q   <= 1'b0;
+      s2_h_q     <= '0;
+      s2_use_q   <= '0;
+      s2_count_q <= '0;
+      s2_tag_q   <= '0;
+    end else begin
+      s2_valid_q <= s2_valid_d;
+      s2_cur_q   <= s2_cur_d;
+      s2_h_q     <= s2_h_d;
+      s2_use_q   <= s2_use_d;
+      s2_count_q <= s2_count_d;
+      s2_tag_q   <= s2_tag_d;
+    end
+  end
+
+  logic [N*SW-1:0] v_row;
+
+  for (genvar l = 0; l < N; l++) begin : g_vpool
+    logic signed [HW-1:0] hv;
+    logic signed [SW-1:0] vmax, vsum, vres;
+    always_comb begin
+      // Every window holds at least one real element, so -128 never survives a max.
+      vmax = -SW'(128);
+      vsum = '0;
+      hv   = s2_h_q[l*HW +: HW];
+      if (s2_cur_q) begin
+        vmax = SW'(hv);
+        vsum = SW'(hv);
+      end
+      for (int b = 0; b < MaxWindow; b++) begin
+        hv = lb_rdata_q[b][l*HW +: HW];
+        if (s2_use_q[b]) begin
+          if (SW'(hv) > vmax) vmax = SW'(hv);
+          vsum = vsum + SW'(hv);
+        end
+      end
+      vres = is_avg ? vsum : vmax;
+    end
+    assign v_row[l*SW +: SW] = vres;
+  end
+
+  // ---------------------------------------------------------------------------------------
+  // Stage 3: the window's max or sum per lane; the average's division and the clamp.
+  // ---------------------------------------------------------------------------------------
+  logic                s3_valid_q, s3_valid_d;
+  logic [N*SW-1:0]     s3_v_q, s3_v_d;
+  logic [CW-1:0]       s3_count_q, s3_count_d;
+  logic [TagWidth-1:0] s3_tag_q, s3_tag_d;
+  logic                s3_fire, out_ready;
+
+  assign s3_fire  = s3_valid_q && out_ready;
+  assign s3_ready = !s3_valid_q || out_ready;
+
+  always_comb begin
+    s3_valid_d = s2_fire ? 1'b1 : (s3_fire ? 1'b0 : s3_valid_q);
+    s3_v_d     = s2_fire ? v_row      : s3_v_q;
+    s3_count_d = s2_fire ? s2_count_q : s3_count_q;
+    s3_tag_d   = s2_fire ? s2_tag_q   : s3_tag_q;
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      s3_valid_q <= 1'b0;
+      s3_v_q     <= '0;
+      s3_count_q <= '0;
+      s3_tag_q   <= '0;
+    end else begin
+      s3_valid_q <= s3_valid_d;
+      s3_v_q     <= s3_v_d;
+      s3_count_q <= s3_count_d;
+      s3_tag_q   <= s3_tag_d;
+    end
+  end
+
+  logic [N*8-1:0] pooled_row;
+
+  for (genvar l = 0; l < N; l++) begin : g_out
+    logic signed [SW-1:0] v, avg, pooled, lo, hi;
+    logic [7:0]           res;
+    assign v = s3_v_q[l*SW +: SW];
+
+    tpu_act_pool_div #(
+      .SumWidth(SW),
+      .MaxCount(MaxWindow * MaxWindow)
+    ) u_div (
+      .sum_i  (v),
+      .count_i(s3_count_q),
+      .avg_o  (avg)
+    );
+
+    always_comb begin
+      lo     = SW'(cfg_act_min_i);
+      hi     = SW'(cfg_act_max_i);
+      pooled = is_avg ? avg : v;
+      if (!bypass) begin
+        if (pooled < lo) pooled = lo;
+        if (pooled > hi) pooled = hi;
+      end
+      res = pooled[7:0];
+    end
+    assign pooled_row[l*8 +: 8] = res;
+  end
+
+  // ---------------------------------------------------------------------------------------
+  // Output register.
+  // ---------------------------------------------------------------------------------------
+  logic                out_valid_q, out_valid_d;
+  logic [N*8-1:0]      out_row_q, out_row_d;
+  logic [TagWidth-1:0] out_tag_q, out_tag_d;
+
+  assign out_ready = !out_valid_q || out_ready_i;
+
+  always_comb begin
+    out_valid_d = s3_fire ? 1'b1 : ((out_valid_q && out_ready_i) ? 1'b0 : out_valid_q);
+    out_row_d   = s3_fire ? pooled_row : out_row_q;
+    out_tag_d   = s3_fire ? s3_tag_q   : out_tag_q;
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      out_valid_q <= 1'b0;
+      out_row_q   <= '0;
+      out_tag_q   <= '0;
+    end else begin
+      out_valid_q <= out_valid_d;
+      out_row_q   <= out_row_d;
+      out_tag_q   <= out_tag_d;
+    end
+  end
+
+  assign out_valid_o = out_valid_q;
+  assign out_row_o   = out_row_q;
+  assign out_tag_o   = out_tag_q;
+  assign busy_o      = !start_q || s1_valid_q || s2_valid_q || s3_valid_q || out_valid_q;
+
+  // ---------------------------------------------------------------------------------------
+  // Assertions
+  // ---------------------------------------------------------------------------------------
+`ifndef SYNTHESIS
+  // Legal configuration of a pooled image (bypass ignores the sizes).
+  logic cfg_legal;
+  always_comb begin
+    cfg_legal = cfg_mode_i == PoolModeBypass || cfg_mode_i == PoolModeMax ||
+                cfg_mode_i == PoolModeAvg;
+    if (!bypass) begin
+      cfg_legal = cfg_legal &&
+          cfg_in_w_i >= 1 && cfg_in_w_i <= DimWidth'(MaxWidth) &&
+          cfg_in_h_i >= 1 && cfg_in_h_i <= DimWidth'(MaxHeight) &&
+          cfg_window_w_i >= 1 && cfg_window_w_i <= WinWidth'(MaxWindow) &&
+          cfg_window_h_i >= 1 && cfg_window_h_i <= WinWidth'(MaxWindow) &&
+          cfg_stride_w_i >= 1 && cfg_stride_w_i <= WinWidth'(MaxStride) &&
+          cfg_stride_h_i >= 1 && cfg_stride_h_i <= WinWidth'(MaxStride) &&
+          (cfg_same_i || (cfg_in_w_i >= DimWidth'(cfg_window_w_i) &&
+                          cfg_in_h_i >= DimWidth'(cfg_window_h_i))) &&
+          cfg_act_min_i <= cfg_act_max_i;
+    end
+  end
+`endif
+
+  `TPU_ASSERT_INIT(PoolParamsLegal, N >= 1 && MaxWidth >= 2 && MaxWindow >= 2 &&
+                   MaxStride >= 1 && MaxHeight >= 1 && MaxWindow < (1 << WinWidth) &&
+                   MaxStride < (1 << WinWidth))
+  `TPU_ASSERT(NoXOnValid, !$isunknown(in_valid_i) && !$isunknown(out_ready_i), clk_i, rst_ni)
+  `TPU_ASSERT(ConfigLegal, !step || cfg_legal, clk_i, rst_ni)
+  `TPU_ASSERT(ConfigStableWhileBusy,
+              !$past(busy_o) || ($stable(cfg_mode_i) && $stable(cfg_in_h_i) &&
+              $stable(cfg_in_w_i) && $stable(cfg_window_h_i) && $stable(cfg_window_w_i) &&
+              $stable(cfg_stride_h_i) && $stable(cfg_stride_w_i) && $stable(cfg_same_i) &&
+              $stable(cfg_act_min_i) && $stable(cfg_act_max_i)), clk_i, rst_ni)
+
+endmodule
