@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "act/requant/act_requant_ports.h"
 #include "act/top/act_harness.h"
 #include "common/port_bits.h"
 #include "common/verilated_harness.h"
@@ -14,7 +15,6 @@ template <typename Vtop, int N>
 class ActHarnessImpl final : public ActHarness {
  public:
   static constexpr int kLatency = 9;    // tpu_act_requant (5) + tpu_act_pool (4)
-  static constexpr int kShiftBits = 6;  // tpu_pkg::ActShiftWidth
   static constexpr size_t kSize = N;
 
   explicit ActHarnessImpl(const HarnessOptions& opts) : h_(opts) {}
@@ -39,20 +39,8 @@ class ActHarnessImpl final : public ActHarness {
   void Eval() override { h_.Eval(); }
 
   void SetConfig(const ActConfig& cfg) override {
-    const ActRequantConfig& rq = cfg.requant;
-    if (rq.bias.size() != kSize || rq.multiplier.size() != kSize || rq.shift.size() != kSize) {
-      throw std::invalid_argument("ActHarness: bias, multiplier and shift need n() values");
-    }
+    DriveRequantConfig<N>(h_.dut(), cfg.requant, "ActHarness");
     auto& d = h_.dut();
-    for (int c = 0; c < N; ++c) {
-      SetBits(d.bias_i, 32 * c, 32, uint32_t(rq.bias[c]));
-      SetBits(d.multiplier_i, 32 * c, 32, uint32_t(rq.multiplier[c]));
-      SetBits(d.shift_i, kShiftBits * c, kShiftBits, uint32_t(rq.shift[c]));
-    }
-    d.out_zero_point_i = uint8_t(rq.out_zero_point);
-    d.act_min_i = uint8_t(rq.act_min);
-    d.act_max_i = uint8_t(rq.act_max);
-    d.lut_enable_i = rq.lut_enable;
     const ActPoolConfig& p = cfg.pool;
     d.pool_mode_i = static_cast<uint8_t>(p.mode);
     d.pool_in_h_i = static_cast<uint16_t>(p.in_h);
@@ -64,16 +52,10 @@ class ActHarnessImpl final : public ActHarness {
     d.pool_same_i = p.same;
   }
   void SetLutWrite(bool we, uint8_t addr, int8_t data) override {
-    auto& d = h_.dut();
-    d.lut_we_i = we;
-    d.lut_addr_i = we ? addr : 0;
-    d.lut_data_i = we ? uint8_t(data) : 0;
+    DriveLutWrite(h_.dut(), we, addr, data);
   }
   void SetIn(bool valid, const int32_t* row, uint32_t tag) override {
-    auto& d = h_.dut();
-    d.in_valid_i = valid;
-    d.in_tag_i = valid ? tag : 0;
-    for (int c = 0; c < N; ++c) SetBits(d.in_row_i, 32 * c, 32, valid ? uint32_t(row[c]) : 0);
+    DriveRowIn<N>(h_.dut(), valid, row, tag);
   }
   void SetOutReady(bool ready) override { h_.dut().out_ready_i = ready; }
 
@@ -81,9 +63,7 @@ class ActHarnessImpl final : public ActHarness {
   bool out_valid() override { return h_.dut().out_valid_o; }
   bool busy() override { return h_.dut().busy_o; }
   uint32_t out_tag() override { return h_.dut().out_tag_o; }
-  void GetOut(int8_t* row) override {
-    for (int c = 0; c < N; ++c) row[c] = int8_t(GetBits(h_.dut().out_row_o, 8 * c, 8));
-  }
+  void GetOut(int8_t* row) override { ReadRowOut<N>(h_.dut(), row); }
 
  private:
   VerilatedHarness<Vtop> h_;
