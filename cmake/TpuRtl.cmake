@@ -16,6 +16,7 @@ tpu_rtl_block(TPU_RTL_UB ub)        # unified buffer
 tpu_rtl_block(TPU_RTL_ACC acc)      # accumulators
 tpu_rtl_block(TPU_RTL_WFIFO wfifo)  # weight FIFO
 tpu_rtl_block(TPU_RTL_ACT act)      # activation pipeline: bias, requantization, function, pooling
+tpu_rtl_block(TPU_RTL_CTRL ctrl)    # controller: instruction check, tokens, unit sequencers
 
 # Every RTL file of the project, package first: the lint tests check each module in it.
 file(GLOB_RECURSE TPU_RTL_ALL CONFIGURE_DEPENDS ${TPU_RTL_DIR}/*.sv)

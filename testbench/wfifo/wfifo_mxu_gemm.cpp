@@ -1,20 +1,15 @@
 #include "wfifo/wfifo_mxu_gemm.h"
 
 #include <algorithm>
-#include <deque>
 #include <random>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
+
+#include "mxu/gemm_tiles.h"
 
 namespace tpu::tb {
 namespace {
-
-// Where one activation row's result belongs: output row m of column tile nt.
-struct PendingRow {
-  int m;
-  int nt;
-  uint32_t tag;
-};
 
 constexpr uint32_t kTagMask = 0xFFFF;  // tpu_pkg::MxuTagWidth bits
 
@@ -25,44 +20,24 @@ std::vector<int32_t> RunWfifoMxuGemm(WfifoMxuHarness& hw, const std::vector<int8
                                      const WfifoGemmOptions& opts, WfifoGemmStats* stats) {
   const int n = hw.config().n;
   const int beat_bytes = hw.config().beat_bytes();
-  if (m <= 0 || k <= 0 || ncols <= 0) throw std::invalid_argument("RunWfifoMxuGemm: empty shape");
-  if (a.size() != size_t(m) * k || w.size() != size_t(k) * ncols) {
-    throw std::invalid_argument("RunWfifoMxuGemm: A must be m x k and W k x ncols");
-  }
-  const int k_tiles = (k + n - 1) / n;
-  const int n_tiles = (ncols + n - 1) / n;
-  const int tiles = k_tiles * n_tiles;
-  const uint64_t total_rows = uint64_t(tiles) * m;
+  const GemmTiles g(a, w, m, k, ncols, n, "RunWfifoMxuGemm");
+  const int tiles = g.tiles();
+  const uint64_t total_rows = g.total_rows();
 
-  // The weight-DRAM contents: tile t = kt * n_tiles + nt covers K rows kt*n.. and output
-  // columns nt*n..; its rows follow one another, N bytes each (byte c = column c).
+  // The weight-DRAM contents: the tiles in streaming order (see GemmTiles), their rows one
+  // after another, N bytes each (byte c = column c).
   std::vector<uint8_t> dram(size_t(tiles) * n * n, 0);
   for (int t = 0; t < tiles; ++t) {
-    const int kt = t / n_tiles, nt = t % n_tiles;
     for (int r = 0; r < n; ++r) {
-      for (int c = 0; c < n; ++c) {
-        const int kk = kt * n + r, col = nt * n + c;
-        if (kk < k && col < ncols) {
-          dram[(size_t(t) * n + r) * n + c] = uint8_t(w[size_t(kk) * ncols + col]);
-        }
-      }
+      g.WeightRow(t, r, reinterpret_cast<int8_t*>(&dram[(size_t(t) * n + r) * n]));
     }
   }
   if (dram.size() % beat_bytes != 0) throw std::logic_error("tiles are not whole DRAM beats");
   const size_t total_beats = dram.size() / beat_bytes;
 
-  auto act_row = [&](int t, int row, int8_t* out) {
-    const int kt = t / n_tiles;
-    for (int i = 0; i < n; ++i) {
-      const int kk = kt * n + i;
-      out[i] = kk < k ? a[size_t(row) * k + kk] : 0;
-    }
-  };
-
-  std::vector<int32_t> c(size_t(m) * ncols, 0);
+  GemmResults results(m, ncols, n);
   std::vector<int8_t> abuf(n);
   std::vector<int32_t> obuf(n);
-  std::deque<PendingRow> pending;
   std::mt19937_64 rng(opts.seed);
   std::uniform_real_distribution<double> coin(0.0, 1.0);
 
@@ -78,7 +53,7 @@ std::vector<int32_t> RunWfifoMxuGemm(WfifoMxuHarness& hw, const std::vector<int8
     const bool d_valid = beat < total_beats && coin(rng) >= opts.dram_gap;
     hw.SetDram(d_valid, d_valid ? &dram[beat * beat_bytes] : nullptr);
     const bool a_valid = a_tile < tiles && coin(rng) >= opts.act_gap;
-    if (a_valid) act_row(a_tile, a_row, abuf.data());
+    if (a_valid) g.ActRow(a_tile, a_row, abuf.data());
     const uint32_t tag = uint32_t(seq) & kTagMask;
     hw.SetAct(a_valid, a_row == 0, abuf.data(), tag);
     hw.Eval();
@@ -93,23 +68,8 @@ std::vector<int32_t> RunWfifoMxuGemm(WfifoMxuHarness& hw, const std::vector<int8
     bool progress = d_fire || a_fire || (hw.weight_valid() && hw.weight_ready());
 
     if (hw.out_valid()) {
-      if (pending.empty()) throw std::runtime_error("MXU produced a result with no row in flight");
-      const PendingRow p = pending.front();
-      pending.pop_front();
-      if (hw.out_tag() != p.tag) {
-        std::ostringstream msg;
-        msg << "MXU result out of order: tag " << hw.out_tag() << ", expected " << p.tag;
-        throw std::runtime_error(msg.str());
-      }
       hw.GetOut(obuf.data());
-      for (int i = 0; i < n; ++i) {
-        const int col = p.nt * n + i;
-        if (col < ncols) {
-          // int32 wrap-around, as the hardware accumulators add.
-          int32_t& dst = c[size_t(p.m) * ncols + col];
-          dst = int32_t(uint32_t(dst) + uint32_t(obuf[i]));
-        }
-      }
+      results.Receive(hw.out_tag(), obuf.data());
       ++received;
       progress = true;
     }
@@ -119,7 +79,7 @@ std::vector<int32_t> RunWfifoMxuGemm(WfifoMxuHarness& hw, const std::vector<int8
     if (a_fire) {
       if (!first_taken) st.first_act = hw.cycle() - 1 - start;
       first_taken = true;
-      pending.push_back({a_row, a_tile % n_tiles, tag});
+      results.Expect(a_row, g.column_tile(a_tile), tag);
       ++seq;
       if (++a_row == m) {
         a_row = 0;
@@ -139,7 +99,7 @@ std::vector<int32_t> RunWfifoMxuGemm(WfifoMxuHarness& hw, const std::vector<int8
   st.dram_beats = beat;
   st.cycles = hw.cycle() - start;
   if (stats) *stats = st;
-  return c;
+  return std::move(results.c());
 }
 
 }  // namespace tpu::tb

@@ -1,0 +1,312 @@
+`include "tpu_assert.svh"
+// Instruction check: applies every check of docs/isa.md to one 128-bit instruction, in the
+// order listed there (opcode, reserved bits, enum encodings, then the instruction's rules
+// against the device limits), and reports the first failure as a tpu_isa_pkg::error_e code
+// (ErrOk when the instruction may be issued). It is the hardware twin of tpu::isa::Check
+// (host_driver/isa/codec.h) and is tested bit-exact against it.
+//
+// The device limits are parameters (docs/isa.md, "Device limits"). The checks are one block of
+// combinational logic: no rule needs more than a 64-bit add, and the range rules that involve a
+// division are rewritten without one (ceil_div(len, N) <= R  <=>  len <= R * N;
+// (t + n) * TILE_BYTES <= D  <=>  t + n <= D / TILE_BYTES), except ACTIVATE's pooled output
+// row count (rows / (image_h * image_w) and the pooling divisions by the stride), which use `/`
+// on operands of at most 16 bits.
+//
+// Handshake: valid/ready on both sides with one register stage (the instruction and its code),
+// so latency is 1 cycle and one instruction per cycle passes; in_ready_o = !out_valid_o ||
+// out_ready_i.
+module tpu_ctrl_decode #(
+  parameter int unsigned N         = tpu_pkg::MxuDim,    // MXU size; bytes per UB row
+  parameter int unsigned UbRows    = tpu_pkg::UbDepth,   // UB_ROWS, 1 .. 65536
+  parameter int unsigned AccRows   = tpu_pkg::AccDepth,  // ACC_ROWS, 2 .. 4096, even
+  parameter int unsigned DramBytes = 32'd67108864,       // DRAM_BYTES, 1 .. 2^30
+  parameter int unsigned ParamSets = 64                  // PARAM_SETS, 1 .. 64
+) (
+  input  logic         clk_i,
+  input  logic         rst_ni,
+  // Instruction in.
+  input  logic         in_valid_i,   // in_instr_i holds an instruction
+  output logic         in_ready_o,   // ... and it is taken this cycle
+  input  logic [127:0] in_instr_i,   // word w at bits [32w +: 32]
+  // Checked instruction out.
+  output logic         out_valid_o,  // out_instr_o and out_error_o hold a checked instruction
+  input  logic         out_ready_i,  // ... and the consumer takes it this cycle
+  output logic [127:0] out_instr_o,  // the instruction, unchanged
+  output logic [7:0]   out_error_o   // tpu_isa_pkg::error_e: first failed check, ErrOk if none
+);
+
+  // ---------------------------------------------------------------------------------------
+  // Limits as 64-bit constants
+  // ---------------------------------------------------------------------------------------
+  localparam logic [63:0] NL         = 64'(N);
+  localparam logic [63:0] UbRowsL    = 64'(UbRows);
+  localparam logic [63:0] AccRowsL   = 64'(AccRows);
+  localparam logic [63:0] DramBytesL = 64'(DramBytes);
+  localparam logic [63:0] DramTilesL = DramBytesL / (NL * NL);         // whole tiles in DRAM
+  localparam logic [63:0] ParamBytesL = 64'(ParamSets) * 64'd9 * NL;   // PARAM_BYTES
+  localparam logic [63:0] ParamSetsL = 64'(ParamSets);
+  localparam logic [63:0] LutBytesL  = 64'(tpu_isa_pkg::LutBytes);
+  localparam logic [63:0] HostSpaceL = 64'd1 << tpu_isa_pkg::HostAddrBits;
+
+  // ---------------------------------------------------------------------------------------
+  // Fields (every instruction's fields read from the same word; only the opcode's are used)
+  // ---------------------------------------------------------------------------------------
+  logic [7:0] opcode;
+  assign opcode = in_instr_i[tpu_isa_pkg::OpcodeLsb +: tpu_isa_pkg::OpcodeWidth];
+
+  // READ_HOST / WRITE_HOST (same length and host fields).
+  logic [1:0]  rh_target;
+  logic [63:0] rh_dest, hx_length, hx_host, wh_ub;
+  assign rh_target = in_instr_i[tpu_isa_pkg::ReadHostTargetLsb +:
+                                tpu_isa_pkg::ReadHostTargetWidth];
+  assign rh_dest   = 64'(in_instr_i[tpu_isa_pkg::ReadHostDestLsb +:
+                                    tpu_isa_pkg::ReadHostDestWidth]);
+  assign hx_length = 64'(in_instr_i[tpu_isa_pkg::ReadHostLengthLsb +:
+                                    tpu_isa_pkg::ReadHostLengthWidth]);
+  assign hx_host   = 64'(in_instr_i[tpu_isa_pkg::ReadHostHostLsb +:
+                                    tpu_isa_pkg::ReadHostHostWidth]);
+  assign wh_ub     = 64'(in_instr_i[tpu_isa_pkg::WriteHostUbLsb +:
+                                    tpu_isa_pkg::WriteHostUbWidth]);
+
+  // READ_WEIGHTS.
+  logic [63:0] rw_tile, rw_tiles;
+  assign rw_tile  = 64'(in_instr_i[tpu_isa_pkg::ReadWeightsDramTileLsb +:
+                                   tpu_isa_pkg::ReadWeightsDramTileWidth]);
+  assign rw_tiles = 64'(in_instr_i[tpu_isa_pkg::ReadWeightsTilesLsb +:
+                                   tpu_isa_pkg::ReadWeightsTilesWidth]);
+
+  // MATMUL.
+  logic [63:0] mm_ub, mm_acc, mm_rows;
+  assign mm_ub   = 64'(in_instr_i[tpu_isa_pkg::MatmulUbLsb +: tpu_isa_pkg::MatmulUbWidth]);
+  assign mm_acc  = 64'(in_instr_i[tpu_isa_pkg::MatmulAccLsb +: tpu_isa_pkg::MatmulAccWidth]);
+  assign mm_rows = 64'(in_instr_i[tpu_isa_pkg::MatmulRowsLsb +: tpu_isa_pkg::MatmulRowsWidth]);
+
+  // ACTIVATE.
+  logic [63:0] ac_acc, ac_rows, ac_ub, ac_param_set;
+  logic [1:0]  ac_pool;
+  logic        ac_same;
+  logic signed [7:0] ac_clamp_min, ac_clamp_max;
+  logic [3:0]  ac_win_h, ac_win_w;
+  logic [2:0]  ac_stride_h, ac_stride_w;
+  logic [7:0]  ac_image_h, ac_image_w;
+  assign ac_acc       = 64'(in_instr_i[tpu_isa_pkg::ActivateAccLsb +:
+                                       tpu_isa_pkg::ActivateAccWidth]);
+  assign ac_rows      = 64'(in_instr_i[tpu_isa_pkg::ActivateRowsLsb +:
+                                       tpu_isa_pkg::ActivateRowsWidth]);
+  assign ac_ub        = 64'(in_instr_i[tpu_isa_pkg::ActivateUbLsb +:
+                                       tpu_isa_pkg::ActivateUbWidth]);
+  assign ac_param_set = 64'(in_instr_i[tpu_isa_pkg::ActivateParamSetLsb +:
+                                       tpu_isa_pkg::ActivateParamSetWidth]);
+  assign ac_pool      = in_instr_i[tpu_isa_pkg::ActivatePoolLsb +: tpu_isa_pkg::ActivatePoolWidth];
+  assign ac_same      = in_instr_i[tpu_isa_pkg::ActivatePaddingLsb];
+  assign ac_clamp_min = in_instr_i[tpu_isa_pkg::ActivateClampMinLsb +:
+                                   tpu_isa_pkg::ActivateClampMinWidth];
+  assign ac_clamp_max = in_instr_i[tpu_isa_pkg::ActivateClampMaxLsb +:
+                                   tpu_isa_pkg::ActivateClampMaxWidth];
+  assign ac_win_h     = in_instr_i[tpu_isa_pkg::ActivateWinHLsb +: tpu_isa_pkg::ActivateWinHWidth];
+  assign ac_win_w     = in_instr_i[tpu_isa_pkg::ActivateWinWLsb +: tpu_isa_pkg::ActivateWinWWidth];
+  assign ac_stride_h  = in_instr_i[tpu_isa_pkg::ActivateStrideHLsb +:
+                                   tpu_isa_pkg::ActivateStrideHWidth];
+  assign ac_stride_w  = in_instr_i[tpu_isa_pkg::ActivateStrideWLsb +:
+                                   tpu_isa_pkg::ActivateStrideWWidth];
+  assign ac_image_h   = in_instr_i[tpu_isa_pkg::ActivateImageHLsb +:
+                                   tpu_isa_pkg::ActivateImageHWidth];
+  assign ac_image_w   = in_instr_i[tpu_isa_pkg::ActivateImageWLsb +:
+                                   tpu_isa_pkg::ActivateImageWWidth];
+
+  // ---------------------------------------------------------------------------------------
+  // Shared rule terms
+  // ---------------------------------------------------------------------------------------
+  // host + length <= HOST_SPACE (both host instructions).
+  logic host_range_bad;
+  assign host_range_bad = (hx_host + hx_length) > HostSpaceL;
+
+  // base + ceil_div(length, N) <= UB_ROWS  <=>  base <= UB_ROWS and length <= (UB_ROWS - base)*N.
+  logic rh_ub_bad, wh_ub_bad;
+  assign rh_ub_bad = (rh_dest > UbRowsL) || (hx_length > (UbRowsL - rh_dest) * NL);
+  assign wh_ub_bad = (wh_ub > UbRowsL) || (hx_length > (UbRowsL - wh_ub) * NL);
+
+  // ACTIVATE pooling: output rows per image and the whole-image row count. Divisors are
+  // forced to 1 where an earlier check already failed, so nothing divides by zero.
+  logic [15:0] ac_pixels, ac_pixels_div;
+  logic [7:0]  ac_out_h, ac_out_w;
+  logic [7:0]  ac_stride_h_div, ac_stride_w_div;
+  logic [15:0] ac_rows16, ac_images16;
+  logic [63:0] ac_images, ac_out_rows;
+  logic        ac_rows_ragged;
+  assign ac_pixels       = 16'(ac_image_h) * 16'(ac_image_w);
+  assign ac_pixels_div   = (ac_pixels == 16'd0) ? 16'd1 : ac_pixels;
+  assign ac_stride_h_div = (ac_stride_h == 3'd0) ? 8'd1 : 8'(ac_stride_h);
+  assign ac_stride_w_div = (ac_stride_w == 3'd0) ? 8'd1 : 8'(ac_stride_w);
+  // pool_out: same: ceil_div(size, stride); valid: (size - window) // stride + 1.
+  assign ac_out_h = ac_same ? 8'((9'(ac_image_h) + 9'(ac_stride_h_div) - 9'd1) /
+                                 9'(ac_stride_h_div))
+                            : 8'((ac_image_h - 8'(ac_win_h)) / ac_stride_h_div) + 8'd1;
+  assign ac_out_w = ac_same ? 8'((9'(ac_image_w) + 9'(ac_stride_w_div) - 9'd1) /
+                                 9'(ac_stride_w_div))
+                            : 8'((ac_image_w - 8'(ac_win_w)) / ac_stride_w_div) + 8'd1;
+  assign ac_rows16      = ac_rows[15:0];  // rows is 12 bits
+  assign ac_images16    = ac_rows16 / ac_pixels_div;
+  assign ac_images      = 64'(ac_images16);
+  assign ac_rows_ragged = (ac_rows16 % ac_pixels_div) != 16'd0;
+  assign ac_out_rows    = (ac_pool == tpu_isa_pkg::PoolNone) ? ac_rows :
+                          ac_images * 64'(ac_out_h) * 64'(ac_out_w);
+
+  // ---------------------------------------------------------------------------------------
+  // The checks, first failure wins
+  // ---------------------------------------------------------------------------------------
+  tpu_isa_pkg::error_e err;
+
+  always_comb begin
+    err = tpu_isa_pkg::ErrOk;
+    unique case (opcode)
+      tpu_isa_pkg::OpNop: begin
+        if ((in_instr_i & tpu_isa_pkg::NopReservedMask) != '0) err = tpu_isa_pkg::ErrReservedNonzero;
+      end
+      tpu_isa_pkg::OpHalt: begin
+        if ((in_instr_i & tpu_isa_pkg::HaltReservedMask) != '0) err = tpu_isa_pkg::ErrReservedNonzero;
+      end
+      tpu_isa_pkg::OpSync: begin
+        if ((in_instr_i & tpu_isa_pkg::SyncReservedMask) != '0) err = tpu_isa_pkg::ErrReservedNonzero;
+      end
+      tpu_isa_pkg::OpReadHost: begin
+        if ((in_instr_i & tpu_isa_pkg::ReadHostReservedMask) != '0) begin
+          err = tpu_isa_pkg::ErrReservedNonzero;
+        end else if (hx_length == '0) begin
+          err = tpu_isa_pkg::ErrLengthZero;
+        end else if (host_range_bad) begin
+          err = tpu_isa_pkg::ErrHostRange;
+        end else begin
+          unique case (rh_target)
+            tpu_isa_pkg::TargetUb:
+              if (rh_ub_bad) err = tpu_isa_pkg::ErrUbRange;
+            tpu_isa_pkg::TargetDram:
+              if (rh_dest + hx_length > DramBytesL) err = tpu_isa_pkg::ErrDramRange;
+            tpu_isa_pkg::TargetParam:
+              if (rh_dest + hx_length > ParamBytesL) err = tpu_isa_pkg::ErrParamRange;
+            tpu_isa_pkg::TargetLut:
+              if (rh_dest + hx_length > LutBytesL) err = tpu_isa_pkg::ErrLutRange;
+            default: ;
+          endcase
+        end
+      end
+      tpu_isa_pkg::OpWriteHost: begin
+        if ((in_instr_i & tpu_isa_pkg::WriteHostReservedMask) != '0) begin
+          err = tpu_isa_pkg::ErrReservedNonzero;
+        end else if (hx_length == '0) begin
+          err = tpu_isa_pkg::ErrLengthZero;
+        end else if (host_range_bad) begin
+          err = tpu_isa_pkg::ErrHostRange;
+        end else if (wh_ub_bad) begin
+          err = tpu_isa_pkg::ErrUbRange;
+        end
+      end
+      tpu_isa_pkg::OpReadWeights: begin
+        if ((in_instr_i & tpu_isa_pkg::ReadWeightsReservedMask) != '0) begin
+          err = tpu_isa_pkg::ErrReservedNonzero;
+        end else if (rw_tiles == '0) begin
+          err = tpu_isa_pkg::ErrLengthZero;
+        end else if (rw_tile + rw_tiles > DramTilesL) begin
+          err = tpu_isa_pkg::ErrDramRange;
+        end
+      end
+      tpu_isa_pkg::OpMatmul: begin
+        if ((in_instr_i & tpu_isa_pkg::MatmulReservedMask) != '0) begin
+          err = tpu_isa_pkg::ErrReservedNonzero;
+        end else if (mm_rows == '0) begin
+          err = tpu_isa_pkg::ErrLengthZero;
+        end else if (mm_ub + mm_rows > UbRowsL) begin
+          err = tpu_isa_pkg::ErrUbRange;
+        end else if (mm_acc + mm_rows > AccRowsL) begin
+          err = tpu_isa_pkg::ErrAccRange;
+        end
+      end
+      tpu_isa_pkg::OpActivate: begin
+        if ((in_instr_i & tpu_isa_pkg::ActivateReservedMask) != '0) begin
+          err = tpu_isa_pkg::ErrReservedNonzero;
+        end else if (ac_pool == 2'd3) begin
+          err = tpu_isa_pkg::ErrPoolConfig;
+        end else if (ac_rows == '0) begin
+          err = tpu_isa_pkg::ErrLengthZero;
+        end else if (ac_acc + ac_rows > AccRowsL) begin
+          err = tpu_isa_pkg::ErrAccRange;
+        end else if (ac_param_set >= ParamSetsL) begin
+          err = tpu_isa_pkg::ErrParamRange;
+        end else if (ac_clamp_min > ac_clamp_max) begin
+          err = tpu_isa_pkg::ErrClampOrder;
+        end else if (ac_pool == tpu_isa_pkg::PoolNone) begin
+          if ((ac_win_h != '0) || (ac_win_w != '0) || (ac_stride_h != '0) ||
+              (ac_stride_w != '0) || ac_same || (ac_image_h != '0) || (ac_image_w != '0)) begin
+            err = tpu_isa_pkg::ErrPoolConfig;
+          end else if (ac_ub + ac_out_rows > UbRowsL) begin
+            err = tpu_isa_pkg::ErrUbRange;
+          end
+        end else begin
+          if ((ac_win_h == '0) || (ac_win_w == '0) || (ac_stride_h == '0) ||
+              (ac_stride_w == '0) || (ac_image_h == '0) || (ac_image_w == '0)) begin
+            err = tpu_isa_pkg::ErrPoolConfig;
+          end else if (!ac_same && ((8'(ac_win_h) > ac_image_h) ||
+                                    (8'(ac_win_w) > ac_image_w))) begin
+            err = tpu_isa_pkg::ErrPoolConfig;
+          end else if (ac_rows_ragged) begin
+            err = tpu_isa_pkg::ErrPoolConfig;
+          end else if (ac_ub + ac_out_rows > UbRowsL) begin
+            err = tpu_isa_pkg::ErrUbRange;
+          end
+        end
+      end
+      default: err = tpu_isa_pkg::ErrIllegalOpcode;
+    endcase
+  end
+
+  // ---------------------------------------------------------------------------------------
+  // Output register
+  // ---------------------------------------------------------------------------------------
+  logic         valid_d, valid_q;
+  logic [127:0] instr_d, instr_q;
+  logic [7:0]   error_d, error_q;
+
+  assign in_ready_o = !valid_q || out_ready_i;
+
+  always_comb begin
+    valid_d = valid_q;
+    instr_d = instr_q;
+    error_d = error_q;
+    if (in_ready_o) begin
+      valid_d = in_valid_i;
+      if (in_valid_i) begin
+        instr_d = in_instr_i;
+        error_d = err;
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      valid_q <= 1'b0;
+      instr_q <= '0;
+      error_q <= '0;
+    end else begin
+      valid_q <= valid_d;
+      instr_q <= instr_d;
+      error_q <= error_d;
+    end
+  end
+
+  assign out_valid_o = valid_q;
+  assign out_instr_o = instr_q;
+  assign out_error_o = error_q;
+
+  // ---------------------------------------------------------------------------------------
+  // Assertions
+  // ---------------------------------------------------------------------------------------
+  `TPU_ASSERT_INIT(DeviceN, N >= 2 && N <= 256)
+  `TPU_ASSERT_INIT(DeviceUbRows, UbRows >= 1 && UbRows <= 65536)
+  `TPU_ASSERT_INIT(DeviceAccRows, AccRows >= 2 && AccRows <= 4096 && AccRows % 2 == 0)
+  `TPU_ASSERT_INIT(DeviceDramBytes, DramBytes >= 1 && DramBytes <= 32'd1073741824)
+  `TPU_ASSERT_INIT(DeviceParamSets, ParamSets >= 1 && ParamSets <= 64)
+  // A held output does not change until it is taken.
+  `TPU_ASSERT(OutStable, !(out_valid_o && !out_ready_i) ||
+              (valid_d && instr_d == instr_q && error_d == error_q), clk_i, rst_ni)
+
+endmodule

@@ -1,0 +1,307 @@
+// The instruction check tpu_ctrl_decode against tpu::isa::Check (host_driver/isa) on random
+// instructions, in every configuration built by testbench/ctrl/CMakeLists.txt, with random
+// valid/ready stalls on both sides. Random tests print their seed on failure; set TPU_SEED to
+// rerun with another base seed, TPU_TRACE=1 to dump waveforms.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <ostream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "ctrl/decode_harness.h"
+#include "isa/isa.h"
+
+namespace tpu::tb {
+namespace {
+
+using MakeFn = std::unique_ptr<DecodeHarness> (*)(const HarnessOptions&);
+
+struct Variant {
+  const char* name;
+  MakeFn make;
+};
+
+// Keep in step with the models built in testbench/ctrl/CMakeLists.txt.
+const Variant kVariants[] = {
+    {"N8_small", &MakeDecodeHarness<0>},
+    {"N16_default", &MakeDecodeHarness<1>},
+    {"N12_odd", &MakeDecodeHarness<2>},
+};
+
+void PrintTo(const Variant& v, std::ostream* os) { *os << v.name; }
+
+uint64_t BaseSeed() {
+  const char* s = std::getenv("TPU_SEED");
+  return s != nullptr ? std::strtoull(s, nullptr, 0) : 1;
+}
+
+std::string Hex(const InstrWords& w) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%08x_%08x_%08x_%08x", w[3], w[2], w[1], w[0]);
+  return buf;
+}
+
+// Random instructions biased towards the boundaries of the device's ranges, so that every
+// check both passes and fails often.
+class InstrGen {
+ public:
+  InstrGen(const isa::DeviceLimits& lim, uint64_t seed) : rng_(seed), ub_rows_(lim.ub_rows) {
+    const int64_t n = lim.n;
+    limits_ = {n,
+               lim.ub_rows,
+               lim.acc_rows,
+               lim.acc_rows / 2,
+               lim.dram_bytes,
+               lim.dram_bytes / (n * n),
+               lim.param_sets,
+               lim.param_sets * 9 * n,
+               256,
+               int64_t{1} << 48,
+               lim.ub_rows * n};
+  }
+
+  isa::Words Next() {
+    isa::Words w{};
+    if (Chance(8)) {  // any 128 bits: mostly ILLEGAL_OPCODE
+      for (auto& x : w) x = uint32_t(rng_());
+      if (Chance(2)) w[0] = (w[0] & ~0xffu) | kOpcodeBytes[Uniform(0, 7)];
+      return w;
+    }
+    const isa::InstrInfo& info = isa::kInstrs[Uniform(0, std::size(isa::kInstrs) - 1)];
+    isa::SetBits(&w, 0, 8, uint64_t(info.opcode));
+    const bool pooled = info.opcode == isa::Opcode::kActivate && Chance(2);
+    for (int f = 0; f < info.num_fields; ++f) {
+      const isa::FieldInfo& fi = info.fields[f];
+      isa::SetBits(&w, fi.lsb, fi.width, FieldValue(fi.width));
+    }
+    if (pooled) Pooling(info, &w);
+    if (Chance(10)) {  // one reserved bit set, if the instruction has any
+      std::vector<int> bits;
+      for (int b = 0; b < 128; ++b) {
+        if ((info.reserved_mask[b / 32] >> (b % 32)) & 1u) bits.push_back(b);
+      }
+      if (!bits.empty()) {
+        const int b = bits[Uniform(0, bits.size() - 1)];
+        w[b / 32] |= 1u << (b % 32);
+      }
+    }
+    return w;
+  }
+
+ private:
+  static constexpr uint32_t kOpcodeBytes[8] = {0x01, 0x02, 0x03, 0x10, 0x11, 0x20, 0x30, 0x40};
+
+  bool Chance(int one_in) { return Uniform(0, one_in - 1) == 0; }
+  uint64_t Uniform(uint64_t lo, uint64_t hi) {
+    return std::uniform_int_distribution<uint64_t>(lo, hi)(rng_);
+  }
+
+  uint64_t FieldValue(int width) {
+    const uint64_t mask = width >= 64 ? ~0ull : (1ull << width) - 1;
+    switch (Uniform(0, 5)) {
+      case 0:
+        return rng_() & mask;  // anything
+      case 1:
+        return Uniform(0, 3);  // tiny
+      case 2:
+        return Uniform(0, 64) & mask;  // small
+      default: {  // near a limit, or near a fraction of one
+        int64_t v = limits_[Uniform(0, limits_.size() - 1)];
+        const int shift = int(Uniform(0, 3)) == 0 ? int(Uniform(1, 4)) : 0;
+        v >>= shift;
+        v += int64_t(Uniform(0, 6)) - 3;
+        return uint64_t(v) & mask;
+      }
+    }
+  }
+
+  // Consistent pooling fields for ACTIVATE (whole images, windows inside VALID images), with
+  // an occasional field broken.
+  void Pooling(const isa::InstrInfo& info, isa::Words* w) {
+    const int ih = int(Uniform(1, 9)), iw = int(Uniform(1, 9));
+    const bool same = Chance(2);
+    const int wh = int(Uniform(1, same ? 15 : ih)), ww = int(Uniform(1, same ? 15 : iw));
+    const int64_t rows = int64_t(ih) * iw * int64_t(Uniform(1, 8));
+    auto set = [&](const char* name, int64_t v) {
+      for (int f = 0; f < info.num_fields; ++f) {
+        const isa::FieldInfo& fi = info.fields[f];
+        if (std::string(fi.name) == name) isa::SetBits(w, fi.lsb, fi.width, uint64_t(v));
+      }
+    };
+    set("pool", int64_t(Uniform(1, 2)));
+    set("padding", same ? 1 : 0);
+    set("image_h", ih);
+    set("image_w", iw);
+    set("win_h", wh);
+    set("win_w", ww);
+    const int sh = int(Uniform(1, 7)), sw = int(Uniform(1, 7));
+    set("stride_h", sh);
+    set("stride_w", sw);
+    set("rows", Chance(6) ? rows + 1 : rows);
+    set("acc", int64_t(Uniform(0, 16)));
+    set("param_set", 0);
+    set("clamp_min", -128);
+    set("clamp_max", 127);
+    // The UB range rule at its boundary: ub + out_rows == UB_ROWS (+ -1, 0, 1).
+    auto pool_out = [same](int size, int win, int stride) {
+      return same ? (size + stride - 1) / stride : (size - win) / stride + 1;
+    };
+    const int64_t out_rows = rows / (int64_t(ih) * iw) * pool_out(ih, wh, sh) *
+                             pool_out(iw, ww, sw);
+    if (Chance(2)) {
+      set("ub", std::max<int64_t>(0, ub_rows_ - out_rows + int64_t(Uniform(0, 2)) - 1));
+    } else if (Chance(2)) {
+      set("ub", int64_t(Uniform(0, 64)));
+    }
+  }
+
+  std::mt19937_64 rng_;
+  int64_t ub_rows_;
+  std::vector<int64_t> limits_;
+};
+
+class CtrlDecodeTest : public ::testing::TestWithParam<Variant> {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dut_ = GetParam().make(
+        TestHarnessOptions(std::string(info->test_suite_name()) + "." + info->name()));
+    seed_ = BaseSeed() * 1000003 + std::hash<std::string>()(info->name());
+    const DecodeConfig& c = dut_->config();
+    limits_.n = c.n;
+    limits_.ub_rows = c.ub_rows;
+    limits_.acc_rows = c.acc_rows;
+    limits_.dram_bytes = c.dram_bytes;
+    limits_.param_sets = c.param_sets;
+    dut_->Reset();
+  }
+
+  // Streams `count` instructions through the DUT with the given chances (in percent) of
+  // offering an instruction and of taking a result per cycle; checks every result against
+  // tpu::isa::Check and returns how often each error code came out.
+  std::array<int, 256> Run(int count, int in_pct, int out_pct) {
+    SCOPED_TRACE("seed " + std::to_string(seed_));
+    std::mt19937_64 rng(seed_);
+    InstrGen gen(limits_, seed_ ^ 0x5eed);
+    std::array<int, 256> hist{};
+    std::deque<isa::Words> expected;
+    int sent = 0, received = 0;
+    isa::Words next = gen.Next();
+    bool offering = false;
+    for (uint64_t cycle = 0; received < count; ++cycle) {
+      if (cycle > uint64_t(count) * 200 + 1000) {
+        ADD_FAILURE() << "stuck after " << received << " results";
+        break;
+      }
+      // An offered instruction stays offered until it is taken (valid/ready rule).
+      if (!offering && sent < count) offering = int(rng() % 100) < in_pct;
+      const bool take = int(rng() % 100) < out_pct;
+      dut_->SetIn(offering, next);
+      dut_->SetOutReady(take);
+      dut_->Eval();
+      if (dut_->out_valid() && take) {
+        if (expected.empty()) {
+          ADD_FAILURE() << "result with nothing in flight";
+          break;
+        }
+        const isa::Words words = expected.front();
+        expected.pop_front();
+        const int want = int(isa::Check(words, limits_));
+        const int got = dut_->out_error();
+        EXPECT_EQ(dut_->out_instr(), words) << "instruction " << received;
+        if (got != want) {
+          ADD_FAILURE() << "instruction " << received << " " << Hex(words) << " ("
+                        << isa::Disassemble(words) << "): RTL "
+                        << isa::ErrorName(isa::Error(got)) << ", Check "
+                        << isa::ErrorName(isa::Error(want));
+          if (::testing::Test::HasFailure() && received > 20) break;
+        }
+        ++hist[want & 0xff];
+        ++received;
+      }
+      if (offering && dut_->in_ready()) {
+        expected.push_back(next);
+        ++sent;
+        next = gen.Next();
+        offering = false;
+      }
+      dut_->Tick();
+    }
+    return hist;
+  }
+
+  std::unique_ptr<DecodeHarness> dut_;
+  isa::DeviceLimits limits_;
+  uint64_t seed_ = 0;
+};
+
+// Thousands of random instructions with random stalls on both sides; every error code of the
+// checks (OK and 1..11) must come out, so that each check is exercised both ways.
+TEST_P(CtrlDecodeTest, RandomInstructionsWithStalls) {
+  const auto hist = Run(20000, 60, 60);
+  std::string counts;
+  for (int code = 0; code <= 11; ++code) counts += " " + std::to_string(hist[code]);
+  std::printf("results per error code 0..11:%s\n", counts.c_str());
+  for (int code = 0; code <= 11; ++code) {
+    EXPECT_GT(hist[code], 0) << "no instruction raised " << isa::ErrorName(isa::Error(code))
+                             << " (seed " << seed_ << ")";
+  }
+}
+
+// One instruction per cycle when both sides are always ready.
+TEST_P(CtrlDecodeTest, FullThroughput) {
+  isa::Words nop{0x01, 0, 0, 0};
+  dut_->SetOutReady(true);
+  dut_->SetIn(true, nop);
+  int taken = 0, results = 0;
+  for (int cycle = 0; cycle < 100; ++cycle) {
+    dut_->Eval();
+    ASSERT_TRUE(dut_->in_ready()) << "cycle " << cycle;
+    ++taken;
+    if (dut_->out_valid()) {
+      ++results;
+      EXPECT_EQ(dut_->out_error(), 0);
+    }
+    dut_->Tick();
+  }
+  EXPECT_EQ(results, taken - 1);  // latency 1
+}
+
+// A result is held, unchanged, while the consumer is not ready.
+TEST_P(CtrlDecodeTest, HoldsResultUnderBackPressure) {
+  const isa::Words bad{0x00, 0, 0, 0};  // ILLEGAL_OPCODE
+  dut_->SetOutReady(false);
+  dut_->SetIn(true, bad);
+  dut_->Tick();
+  dut_->SetIn(true, isa::Words{0x01, 0, 0, 0});
+  for (int cycle = 0; cycle < 5; ++cycle) {
+    dut_->Eval();
+    ASSERT_TRUE(dut_->out_valid());
+    EXPECT_FALSE(dut_->in_ready());
+    EXPECT_EQ(dut_->out_error(), int(isa::Error::kIllegalOpcode));
+    EXPECT_EQ(dut_->out_instr(), bad);
+    dut_->Tick();
+  }
+  dut_->SetOutReady(true);
+  dut_->Eval();
+  EXPECT_TRUE(dut_->in_ready());
+  dut_->Tick();
+  dut_->Eval();
+  ASSERT_TRUE(dut_->out_valid());
+  EXPECT_EQ(dut_->out_error(), 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Configs, CtrlDecodeTest, ::testing::ValuesIn(kVariants),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+}  // namespace
+}  // namespace tpu::tb
