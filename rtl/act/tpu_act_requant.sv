@@ -67,9 +67,15 @@ module tpu_act_requant #(
   logic [Stages:1]   load;      // stage s takes a valid row from stage s - 1 (0 = input)
   logic [Stages-1:0] feed;      // valid bits entering each stage: {valid_q[Stages-1:1], in}
 
+  // The ready chain alone in its process: in_ready_o must not depend on in_valid_i, also not
+  // through a shared process (a false loop for Verilator when the producer's valid depends on
+  // other outputs of ours).
   always_comb begin
     advance[Stages+1] = out_ready_i;
     for (int s = Stages; s >= 1; s--) advance[s] = !valid_q[s] || advance[s+1];
+  end
+
+  always_comb begin
     feed = {valid_q[Stages-1:1], in_valid_i};
     for (int s = 1; s <= Stages; s++) begin
       load[s]    = advance[s] && feed[s-1];

@@ -1,6 +1,3 @@
-// WORK IN PROGRESS: lint- and Yosys-clean ($mem_v2 inferred) but not unit-tested yet. Missing:
-// a harness (testbench/ctrl) and a test (tests/rtl/ctrl: random push/pop/clear with stalls
-// against a std::deque); its user tpu_ctrl_dispatch is not written.
 `include "tpu_assert.svh"
 // Per-unit instruction queue: a FIFO of Depth entries of Width bits between the dispatcher and
 // one unit sequencer (docs/controller.md). Valid/ready on both sides; the head is registered

@@ -39,15 +39,20 @@ module tpu_resp_buf #(
   logic [CntWidth-1:0] owed_q, owed_d;     // rows reserved and not yet handed out
   logic                empty, pop, store, rsp_fire;
 
+  // Outputs that do not depend on rsp_ready_i, in their own process: a reader whose ready
+  // depends on rsp_valid_o then forms no (false) combinational loop through this block.
   always_comb begin
     empty       = count_q == '0;
     room_o      = owed_q < CntWidth'(Depth);
     rsp_valid_o = !empty || push_i;
     rsp_data_o  = empty ? push_data_i : buf_q[rd_ptr_q];
+    busy_o      = owed_q != '0;
+  end
+
+  always_comb begin
     rsp_fire    = rsp_valid_o && rsp_ready_i;
     pop         = !empty && rsp_ready_i;           // the oldest stored row leaves
     store       = push_i && !(empty && rsp_ready_i);  // the arriving row does not fall through
-    busy_o      = owed_q != '0;
 
     wr_ptr_d = wr_ptr_q;
     if (store) wr_ptr_d = (wr_ptr_q == PtrWidth'(Depth - 1)) ? '0 : wr_ptr_q + 1'b1;

@@ -1,0 +1,248 @@
+#include "model/machine.h"
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <variant>
+
+#include "golden/int32_wrap.h"
+#include "isa/codec.h"
+#include "isa/disassembler.h"
+#include "isa/instr.h"
+#include "isa/validate.h"
+#include "model/activate.h"
+
+namespace tpu::model {
+namespace {
+
+std::string TokenName(int t) { return "t" + std::to_string(t); }
+
+}  // namespace
+
+Machine::Machine(const isa::DeviceLimits& limits)
+    : limits_((isa::CheckLimits(limits), limits)),
+      ub_(static_cast<std::size_t>(limits.ub_rows * limits.n)),
+      acc_(static_cast<std::size_t>(limits.acc_rows * limits.n)),
+      dram_(static_cast<uint64_t>(limits.dram_bytes)),
+      param_(static_cast<std::size_t>(isa::DerivedParamBytes(limits))) {}
+
+std::size_t Machine::Index(int64_t row, int64_t rows, const char* what) const {
+  if (row < 0 || row >= rows) {
+    throw std::out_of_range(std::string("machine: ") + what + " row " + std::to_string(row) +
+                            " outside [0, " + std::to_string(rows) + ")");
+  }
+  return static_cast<std::size_t>(row * limits_.n);
+}
+
+RunResult Machine::Run(const std::vector<isa::Instr>& program) {
+  std::vector<isa::Words> words;
+  words.reserve(program.size());
+  for (const isa::Instr& instr : program) words.push_back(isa::Encode(instr));
+  return Run(words);
+}
+
+RunResult Machine::Run(const std::vector<isa::Words>& program) {
+  tokens_ = {};
+  fifo_.clear();
+  tile_.reset();
+  RunResult result;
+  for (std::size_t i = 0; i < program.size(); ++i) {
+    const auto index = static_cast<int64_t>(i);
+    result.executed = index + 1;
+    const isa::Error check = isa::Check(program[i], limits_);
+    if (check != isa::Error::kOk) {
+      result.status = RunStatus::kDeviceError;
+      result.error = check;
+      result.index = index;
+      const isa::Decoded decoded = isa::Decode(program[i]);
+      result.message = decoded.error != isa::Error::kOk
+                           ? isa::Disassemble(program[i])
+                           : isa::Explain(decoded.instr, limits_).message + " (" +
+                                 isa::Disassemble(decoded.instr) + ")";
+      break;
+    }
+    const isa::Instr instr = isa::Decode(program[i]).instr;
+    if (std::holds_alternative<isa::Halt>(instr)) {
+      result.status = RunStatus::kHalted;
+      result.index = index;
+      break;
+    }
+    const Step step = Execute(instr);
+    if (step.status != RunStatus::kEndOfProgram) {
+      result.status = step.status;
+      result.error = step.error;
+      result.model_error = step.model_error;
+      result.index = index;
+      result.message = step.message + " (" + isa::Disassemble(instr) + ")";
+      break;
+    }
+  }
+  result.tokens = tokens_;
+  result.fifo_tiles = static_cast<int64_t>(fifo_.size());
+  return result;
+}
+
+Machine::Step Machine::Execute(const isa::Instr& instr) {
+  return std::visit(
+      [this](const auto& op) -> Step {
+        using T = std::decay_t<decltype(op)>;
+        if constexpr (std::is_same_v<T, isa::Nop> || std::is_same_v<T, isa::Halt>) {
+          return {};
+        } else {
+          Step step = Take(op.wait);
+          if (step.status != RunStatus::kEndOfProgram) return step;
+          if constexpr (!std::is_same_v<T, isa::Sync>) {
+            step = Exec(op);
+            if (step.status != RunStatus::kEndOfProgram) return step;
+          }
+          return Give(op.signal);
+        }
+      },
+      instr);
+}
+
+Machine::Step Machine::Take(uint8_t wait) {
+  for (int t = 0; t < isa::kNumTokens; ++t) {
+    if (((wait >> t) & 1) != 0 && tokens_[t] == 0) {
+      Step step;
+      step.status = RunStatus::kModelError;
+      step.model_error = ModelError::kTokenOrder;
+      step.message = "waits on " + TokenName(t) +
+                     " whose counter is 0 in program order (the program relies on a later "
+                     "producer, or deadlocks)";
+      return step;
+    }
+  }
+  for (int t = 0; t < isa::kNumTokens; ++t) {
+    if (((wait >> t) & 1) != 0) --tokens_[t];
+  }
+  return {};
+}
+
+Machine::Step Machine::Give(uint8_t signal) {
+  Step step;
+  for (int t = 0; t < isa::kNumTokens; ++t) {
+    if (((signal >> t) & 1) == 0) continue;
+    if (tokens_[t] == isa::kTokenMax) {
+      if (step.status == RunStatus::kEndOfProgram) {
+        step.status = RunStatus::kDeviceError;
+        step.error = isa::Error::kTokenOverflow;
+        step.message = "signals " + TokenName(t) + " whose counter is already TOKEN_MAX";
+      }
+    } else {
+      ++tokens_[t];
+    }
+  }
+  return step;
+}
+
+Machine::Step Machine::Exec(const isa::ReadHost& instr) {
+  Step step;
+  if (host_.Faults(instr.host, instr.length)) {
+    step.status = RunStatus::kDeviceError;
+    step.error = isa::Error::kDmaError;
+    step.message = "host read failed";
+    return step;
+  }
+  const std::vector<uint8_t> bytes = host_.Read(instr.host, instr.length);
+  switch (instr.target) {
+    case isa::Target::kUb:
+      // Byte i to row dest + i / N, byte i % N: contiguous from the start of row dest.
+      std::copy(bytes.begin(), bytes.end(), ub_row(instr.dest));
+      break;
+    case isa::Target::kDram:
+      dram_.Write(instr.dest, bytes);
+      break;
+    case isa::Target::kParam:
+      std::copy(bytes.begin(), bytes.end(), param_.begin() + instr.dest);
+      break;
+    case isa::Target::kLut:
+      for (std::size_t i = 0; i < bytes.size(); ++i) {
+        lut_[instr.dest + i] = static_cast<int8_t>(bytes[i]);
+      }
+      break;
+  }
+  return step;
+}
+
+Machine::Step Machine::Exec(const isa::WriteHost& instr) {
+  Step step;
+  if (host_.Faults(instr.host, instr.length)) {
+    step.status = RunStatus::kDeviceError;
+    step.error = isa::Error::kDmaError;
+    step.message = "host write failed";
+    return step;
+  }
+  host_.Write(instr.host, ub_row(instr.ub), instr.length);
+  return step;
+}
+
+Machine::Step Machine::Exec(const isa::ReadWeights& instr) {
+  const uint64_t tile_bytes = static_cast<uint64_t>(isa::DerivedTileBytes(limits_));
+  for (uint64_t t = 0; t < instr.tiles; ++t) {
+    const std::vector<uint8_t> bytes = dram_.Read((instr.dram_tile + t) * tile_bytes, tile_bytes);
+    fifo_.emplace_back(bytes.begin(), bytes.end());
+  }
+  return {};
+}
+
+Machine::Step Machine::Exec(const isa::Matmul& instr) {
+  Step step;
+  if (instr.new_tile) {
+    if (fifo_.empty()) {
+      step.status = RunStatus::kModelError;
+      step.model_error = ModelError::kEmptyFifo;
+      step.message =
+          "switches to the next weight tile but the FIFO is empty in program order (the program "
+          "relies on a later READ_WEIGHTS)";
+      return step;
+    }
+    tile_ = std::move(fifo_.front());
+    fifo_.pop_front();
+  } else if (!tile_) {
+    step.status = RunStatus::kDeviceError;
+    step.error = isa::Error::kNoTile;
+    step.message = "new_tile=0 before any tile was switched to";
+    return step;
+  }
+  const int64_t n = limits_.n;
+  const Tile& w = *tile_;
+  for (int64_t r = 0; r < instr.rows; ++r) {
+    const auto* x = reinterpret_cast<const int8_t*>(ub_row(instr.ub + r));
+    int32_t* out = acc_row(instr.acc + r);
+    for (int64_t c = 0; c < n; ++c) {
+      uint32_t sum = 0;  // wraps by definition, like the int32 accumulators
+      for (int64_t k = 0; k < n; ++k) {
+        sum += static_cast<uint32_t>(int32_t{x[k]} * w[static_cast<std::size_t>(k * n + c)]);
+      }
+      const int32_t product = golden::BitsToInt32(sum);
+      out[c] = instr.acc_mode == isa::AccMode::kAccumulate ? golden::WrapAdd(out[c], product)
+                                                           : product;
+    }
+  }
+  return step;
+}
+
+Machine::Step Machine::Exec(const isa::Activate& instr) {
+  Step step;
+  const int64_t n = limits_.n;
+  const ParamSet params =
+      DecodeParamSet(&param_[static_cast<std::size_t>(instr.param_set * 9 * n)], n);
+  for (int64_t c = 0; c < n; ++c) {
+    const int shift = params.shift[static_cast<std::size_t>(c)];
+    if (!ShiftSupported(shift)) {
+      step.status = RunStatus::kModelError;
+      step.model_error = ModelError::kShiftRange;
+      step.message = "parameter set " + std::to_string(instr.param_set) + " channel " +
+                     std::to_string(c) + " has shift " + std::to_string(shift) +
+                     ", outside the supported [-31, 30]";
+      return step;
+    }
+  }
+  const std::vector<int8_t> out = ActivateRows(instr, acc_row(instr.acc), n, params, lut_);
+  std::copy(out.begin(), out.end(), reinterpret_cast<int8_t*>(ub_row(instr.ub)));
+  return step;
+}
+
+}  // namespace tpu::model

@@ -1,0 +1,112 @@
+// The reference machine: an ISA-level functional model of the device (docs/isa.md). It holds
+// every memory the instructions name and executes a program in program order, one instruction
+// completely before the next, bit-exact with tpu::golden for the arithmetic.
+//
+// Program order is the device's result for every program whose tokens order all conflicting
+// accesses (docs/isa.md, rule 2), provided the program also works when run one instruction at a
+// time: each `wait` finds its counters > 0 from signals earlier in program order, and each
+// MATMUL new_tile=1 finds a tile pushed by a READ_WEIGHTS earlier in program order. A program
+// that relies on a later producer (legal on the device while the queues let it through) stops
+// with a model error instead (RunStatus::kModelError). The weight FIFO's capacity is not
+// enforced: a READ_WEIGHTS pushes all its tiles at once; on the device it waits while the FIFO
+// is full, which only matters for deadlocks (see model/schedule.h).
+//
+// Errors are reported as the device's status register would hold them: the first one, with the
+// index of the failing instruction. Decode errors (isa::Check) leave no effect; NO_TILE and
+// DMA_ERROR leave none either (the device may have written part of a failing transfer);
+// TOKEN_OVERFLOW is raised after the instruction's effects. Token overflow is detected on the
+// program-order counts; a device whose producers run ahead of their consumers can overflow
+// earlier.
+#ifndef TPU_MODEL_MACHINE_H_
+#define TPU_MODEL_MACHINE_H_
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <vector>
+
+#include "golden/activation.h"
+#include "isa/isa_gen.h"
+#include "model/host_memory.h"
+#include "model/run_result.h"
+#include "model/sparse_memory.h"
+
+namespace tpu::model {
+
+// A weight tile: N rows (input channel k) of N int8 (output column c) at k * N + c.
+using Tile = std::vector<int8_t>;
+
+class Machine {
+ public:
+  // Throws std::invalid_argument for limits the ISA does not support (isa::CheckLimits).
+  explicit Machine(const isa::DeviceLimits& limits);
+
+  const isa::DeviceLimits& limits() const { return limits_; }
+  int64_t n() const { return limits_.n; }
+
+  // Host memory, the DMA's side of PCIe.
+  HostMemory& host() { return host_; }
+  const HostMemory& host() const { return host_; }
+
+  // Device memories; they keep their contents across runs (like the hardware's memories on a
+  // queue start) and start as zeros.
+  uint8_t* ub_row(int64_t row) { return &ub_[Index(row, limits_.ub_rows, "UB")]; }
+  const uint8_t* ub_row(int64_t row) const { return &ub_[Index(row, limits_.ub_rows, "UB")]; }
+  int32_t* acc_row(int64_t row) { return &acc_[Index(row, limits_.acc_rows, "accumulator")]; }
+  const int32_t* acc_row(int64_t row) const {
+    return &acc_[Index(row, limits_.acc_rows, "accumulator")];
+  }
+  SparseMemory& dram() { return dram_; }
+  const SparseMemory& dram() const { return dram_; }
+  std::vector<uint8_t>& param_memory() { return param_; }
+  const std::vector<uint8_t>& param_memory() const { return param_; }
+  golden::Lut& lut() { return lut_; }
+  const golden::Lut& lut() const { return lut_; }
+
+  // State of the last run: the weight FIFO and the tile the MXU holds.
+  const std::deque<Tile>& weight_fifo() const { return fifo_; }
+  const std::optional<Tile>& current_tile() const { return tile_; }
+  const std::array<int, isa::kNumTokens>& tokens() const { return tokens_; }
+
+  // Starts the queue (tokens cleared, weight FIFO emptied, no current tile, like the device's
+  // start) and executes `program` from instruction 0 until HALT, an error or its end.
+  RunResult Run(const std::vector<isa::Words>& program);
+  // The same for instructions; throws std::invalid_argument for one that cannot be encoded.
+  RunResult Run(const std::vector<isa::Instr>& program);
+
+ private:
+  // Outcome of executing one decoded instruction.
+  struct Step {
+    RunStatus status = RunStatus::kEndOfProgram;  // kEndOfProgram: continue
+    isa::Error error = isa::Error::kOk;
+    ModelError model_error = ModelError::kNone;
+    std::string message;
+  };
+
+  std::size_t Index(int64_t row, int64_t rows, const char* what) const;
+
+  Step Execute(const isa::Instr& instr);
+  Step Take(uint8_t wait);
+  Step Give(uint8_t signal);
+  Step Exec(const isa::ReadHost& instr);
+  Step Exec(const isa::WriteHost& instr);
+  Step Exec(const isa::ReadWeights& instr);
+  Step Exec(const isa::Matmul& instr);
+  Step Exec(const isa::Activate& instr);
+
+  isa::DeviceLimits limits_;
+  HostMemory host_;
+  std::vector<uint8_t> ub_;
+  std::vector<int32_t> acc_;
+  SparseMemory dram_;
+  std::vector<uint8_t> param_;
+  golden::Lut lut_{};
+  std::deque<Tile> fifo_;
+  std::optional<Tile> tile_;
+  std::array<int, isa::kNumTokens> tokens_{};
+};
+
+}  // namespace tpu::model
+
+#endif  // TPU_MODEL_MACHINE_H_

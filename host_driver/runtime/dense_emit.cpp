@@ -1,0 +1,119 @@
+#include "runtime/dense_emit.h"
+
+namespace tpu::runtime {
+namespace {
+
+uint64_t SliceAddress(uint64_t base, const LayerPlan& plan, int64_t slice, int64_t row) {
+  return base + static_cast<uint64_t>((slice * plan.m + row) * plan.n);
+}
+
+// READ_HOSTs of chunk i's input slices into its buffer; the first waits `wait`, the last
+// signals kTokInput.
+void EmitLoadChunk(const LayerPlan& plan, int64_t i, uint8_t wait, ProgramBuilder& builder) {
+  const int64_t rows = plan.ChunkRows(i);
+  for (int64_t k = 0; k < plan.k_tiles; ++k) {
+    builder.ReadHost(isa::Target::kUb, SliceAddress(plan.x_host, plan, k, plan.ChunkBegin(i)),
+                     plan.InRow(i, k), rows * plan.n, k == 0 ? wait : 0,
+                     k == plan.k_tiles - 1 ? kTokInput : 0);
+  }
+}
+
+void EmitReadWeights(const LayerPlan& plan, int64_t s, uint8_t wait, ProgramBuilder& builder) {
+  isa::ReadWeights rw;
+  rw.dram_tile = static_cast<uint32_t>(plan.dram_tile_base + (s % plan.n_tiles) * plan.k_tiles);
+  rw.tiles = static_cast<uint32_t>(plan.k_tiles);
+  rw.wait = wait;
+  builder.Add(rw);
+}
+
+void EmitMatmuls(const LayerPlan& plan, int64_t s, ProgramBuilder& builder) {
+  const int64_t i = s / plan.n_tiles;
+  const int64_t j = s % plan.n_tiles;
+  uint8_t first_wait = s >= 2 ? kTokRegionFree : 0;
+  if ((plan.source == InputSource::kHostResident && s == 0) ||
+      (plan.source == InputSource::kHostStreamed && j == 0)) {
+    first_wait |= kTokInput;
+  }
+  uint8_t last_signal = kTokRegionFull;
+  if (plan.source == InputSource::kHostStreamed && j == plan.n_tiles - 1 && i + 2 < plan.chunks) {
+    last_signal |= kTokInputFree;
+  }
+  for (int64_t k = 0; k < plan.k_tiles; ++k) {
+    isa::Matmul mm;
+    mm.ub = static_cast<uint32_t>(plan.InRow(i, k));
+    mm.acc = static_cast<uint32_t>(plan.AccRow(s));
+    mm.rows = static_cast<uint32_t>(plan.ChunkRows(i));
+    mm.acc_mode = k == 0 ? isa::AccMode::kOverwrite : isa::AccMode::kAccumulate;
+    mm.new_tile = true;
+    mm.wait = k == 0 ? first_wait : 0;
+    mm.signal = k == plan.k_tiles - 1 ? last_signal : 0;
+    builder.Add(mm);
+  }
+}
+
+// ACTIVATE of step s and, for the host sink, its WRITE_HOST.
+void EmitFinish(const LayerPlan& plan, const golden::RequantParams& requant, int64_t s,
+                ProgramBuilder& builder) {
+  const int64_t i = s / plan.n_tiles;
+  const int64_t j = s % plan.n_tiles;
+  const bool reused = s + 2 < plan.steps();  // step s + 2 uses the same region and buffer
+  const bool to_host = plan.sink == OutputSink::kHost;
+  isa::Activate act;
+  act.acc = static_cast<uint32_t>(plan.AccRow(s));
+  act.ub = static_cast<uint32_t>(plan.OutRow(s));
+  act.rows = static_cast<uint32_t>(plan.ChunkRows(i));
+  act.param_set = static_cast<uint32_t>(plan.param_set_base + j);
+  act.zero_point = requant.out_zero_point;
+  act.clamp_min = requant.act_min;
+  act.clamp_max = requant.act_max;
+  act.wait = kTokRegionFull | (s == 0 ? kTokParams : 0) |
+             (to_host && s >= 2 ? kTokOutputFree : 0);
+  act.signal = (reused ? kTokRegionFree : 0) | (to_host ? kTokOutputFull : 0);
+  builder.Add(act);
+  if (!to_host) return;
+  isa::WriteHost wh;
+  wh.ub = act.ub;
+  wh.host = SliceAddress(plan.y_host, plan, j, plan.ChunkBegin(i));
+  wh.length = static_cast<uint32_t>(plan.ChunkRows(i) * plan.n);
+  wh.wait = kTokOutputFull;
+  wh.signal = reused ? kTokOutputFree : 0;
+  builder.Add(wh);
+}
+
+}  // namespace
+
+void EmitSetup(const LayerPlan& plan, ProgramBuilder& builder) {
+  const int64_t n = plan.n;
+  builder.ReadHost(isa::Target::kDram, plan.weights_host, plan.dram_tile_base * n * n,
+                   plan.n_tiles * plan.k_tiles * n * n, 0, kTokWeights);
+  builder.ReadHost(isa::Target::kParam, plan.params_host, plan.param_set_base * 9 * n,
+                   plan.n_tiles * 9 * n, 0, kTokParams);
+  if (plan.source == InputSource::kHostResident) {
+    builder.ReadHost(isa::Target::kUb, plan.x_host, plan.in_ub, plan.k_tiles * plan.m * n, 0,
+                     kTokInput);
+  } else if (plan.source == InputSource::kHostStreamed) {
+    EmitLoadChunk(plan, 0, 0, builder);
+  }
+}
+
+void EmitPrefetch(const LayerPlan& plan, ProgramBuilder& builder) {
+  EmitReadWeights(plan, 0, kTokWeights, builder);
+}
+
+void EmitSteps(const LayerPlan& plan, const golden::RequantParams& requant,
+               ProgramBuilder& builder) {
+  const int64_t steps = plan.steps();
+  for (int64_t s = 0; s < steps; ++s) {
+    const int64_t i = s / plan.n_tiles;
+    const int64_t j = s % plan.n_tiles;
+    if (s + 1 < steps) EmitReadWeights(plan, s + 1, 0, builder);
+    if (plan.source == InputSource::kHostStreamed && j == 0 && i + 1 < plan.chunks) {
+      EmitLoadChunk(plan, i + 1, i + 1 >= 2 ? kTokInputFree : 0, builder);
+    }
+    EmitMatmuls(plan, s, builder);
+    if (s >= 1) EmitFinish(plan, requant, s - 1, builder);
+  }
+  EmitFinish(plan, requant, steps - 1, builder);
+}
+
+}  // namespace tpu::runtime

@@ -1,0 +1,51 @@
+// The instructions of one planned dense layer (runtime/dense_plan.h), software pipelined as in
+// docs/isa.md "Example: a double-buffered dense layer":
+//
+//   setup     READ_HOST weights -> DRAM (+t1), parameter sets (+t2), x or its first chunk (+t0)
+//   prefetch  READ_WEIGHTS of step 0 (t1)
+//   step s    READ_WEIGHTS of step s+1; the next chunk's input (streamed, at a chunk's first
+//             step; waits t7 for its buffer); MATMULs of step s (k tiles, accumulating; the
+//             first waits t4 for its region once s >= 2 and t0 for its input, the last signals
+//             t3, and t7 when its chunk's buffer is next reused); then ACTIVATE of step s-1
+//             (t3, t2 once, t6 for its output buffer once s-1 >= 2; signals t4 when step s+1
+//             reuses its region, t5 for the host sink) and its WRITE_HOST (t5; signals t6 when
+//             step s+1 reuses the buffer)
+//   finally   ACTIVATE and WRITE_HOST of the last step
+//
+// so ACTIVATE of one region overlaps MATMUL of the other, WRITE_HOST of one buffer overlaps the
+// next ACTIVATE, READ_WEIGHTS streams one step ahead and the next chunk's input loads while the
+// current one multiplies. Every token is signalled exactly as often as it is waited on, so all
+// counters are back at 0 when the layer is done.
+#ifndef TPU_RUNTIME_DENSE_EMIT_H_
+#define TPU_RUNTIME_DENSE_EMIT_H_
+
+#include <cstdint>
+
+#include "golden/requant.h"
+#include "isa/isa_gen.h"
+#include "runtime/dense_plan.h"
+#include "runtime/program_builder.h"
+
+namespace tpu::runtime {
+
+// Token edges (docs/isa.md example t0..t6, plus t7 for streamed inputs).
+inline constexpr uint8_t kTokInput = isa::kTokensT0;        // dma -> matrix: input in the UB
+inline constexpr uint8_t kTokWeights = isa::kTokensT1;      // dma -> weights: tiles in DRAM
+inline constexpr uint8_t kTokParams = isa::kTokensT2;       // dma -> activation: params loaded
+inline constexpr uint8_t kTokRegionFull = isa::kTokensT3;   // matrix -> activation
+inline constexpr uint8_t kTokRegionFree = isa::kTokensT4;   // activation -> matrix
+inline constexpr uint8_t kTokOutputFull = isa::kTokensT5;   // activation -> dma
+inline constexpr uint8_t kTokOutputFree = isa::kTokensT6;   // dma -> activation
+inline constexpr uint8_t kTokInputFree = isa::kTokensT7;    // matrix -> dma: input buffer free
+
+// READ_HOSTs of the weights and parameter sets, and of the input if it comes from the host.
+void EmitSetup(const LayerPlan& plan, ProgramBuilder& builder);
+// The READ_WEIGHTS of step 0 (waits for the weights).
+void EmitPrefetch(const LayerPlan& plan, ProgramBuilder& builder);
+// Every step; ACTIVATE takes the output zero point and clamp bounds of `requant`.
+void EmitSteps(const LayerPlan& plan, const golden::RequantParams& requant,
+               ProgramBuilder& builder);
+
+}  // namespace tpu::runtime
+
+#endif  // TPU_RUNTIME_DENSE_EMIT_H_

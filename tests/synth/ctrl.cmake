@@ -1,0 +1,41 @@
+# Controller blocks (docs/controller.md) at N=8 with small limits: elaborate, no latch, the
+# memories (queue storage, parameter memory) inferred.
+
+# Unit queue at the controller's configuration (Width=160, Depth=4): stopped before memory
+# mapping the storage is one $mem_v2 of 4 words of 160 bits with one clocked write port and
+# one asynchronous read port; then a full generic synthesis for the cell statistics.
+tpu_add_synth_test(ctrl_queue_w160d4_mem TOP tpu_ctrl_queue
+  SOURCES ${TPU_RTL_PKG} ${TPU_RTL_ISA_PKG} ${TPU_RTL_DIR}/ctrl/tpu_ctrl_queue.sv
+  PARAMS Width=160 Depth=4 FLOW "synth -top tpu_ctrl_queue -run begin:fine"
+  CHECKS "select -assert-count 1 t:$mem_v2"
+  "select -assert-count 1 t:$mem_v2 r:SIZE=4 %i r:WIDTH=160 %i"
+  "select -assert-count 1 t:$mem_v2 r:RD_CLK_ENABLE=1'0 %i r:WR_CLK_ENABLE=1'1 %i")
+tpu_add_synth_test(ctrl_queue_w160d4 TOP tpu_ctrl_queue
+  SOURCES ${TPU_RTL_PKG} ${TPU_RTL_ISA_PKG} ${TPU_RTL_DIR}/ctrl/tpu_ctrl_queue.sv
+  PARAMS Width=160 Depth=4)
+
+# DMA unit sequencer at N=8, UbRows=256. Before fine mapping: the divisions and remainders by N
+# (host and destination offsets, beat counts) have become bit slices, no divider or multiplier
+# left. Then mapped to gates: about 410 flip-flops (two 64-bit beat registers, two 48-bit
+# address registers, four 25-bit counters, the instruction's index and masks).
+tpu_add_synth_test(ctrl_dma_n8 TOP tpu_ctrl_dma
+  SOURCES ${TPU_RTL_PKG} ${TPU_RTL_ISA_PKG} ${TPU_RTL_DIR}/ctrl/tpu_ctrl_dma.sv
+  PARAMS N=8 UbRows=256 FLOW "synth -top tpu_ctrl_dma -run begin:fine"
+  CHECKS "select -assert-none t:$div t:$mod t:$divfloor t:$modfloor t:$mul"
+         "techmap" "opt -fast" "abc -fast" "opt -fast"
+         "select -assert-max 450 t:$_*DFF*")
+
+# Activation unit sequencer at N=8, ParamSets=8, UbRows=256, AccRows=64. Before fine mapping:
+# the parameter memory is one $mem_v2 of 72 rows of 64 bits (byte-masked write port, registered
+# read port) and nothing divides or multiplies (9 * param_set is a shift and an add, the table
+# entry row * N a shift). Then mapped to gates: about 780 flip-flops, mostly the 8 parameter rows
+# driving tpu_act's bias and multiplier (512) and its shifts (48), and the table row buffer (77).
+tpu_add_synth_test(ctrl_act_n8 TOP tpu_ctrl_act
+  SOURCES ${TPU_RTL_PKG} ${TPU_RTL_ISA_PKG} ${TPU_RTL_DIR}/ctrl/tpu_ctrl_act.sv
+  PARAMS N=8 ParamSets=8 UbRows=256 AccRows=64 FLOW "synth -top tpu_ctrl_act -run begin:fine"
+  CHECKS "select -assert-count 1 t:$mem_v2"
+         "select -assert-count 1 t:$mem_v2 r:SIZE=72 %i r:WIDTH=64 %i"
+         "select -assert-none t:$div t:$mod t:$divfloor t:$modfloor t:$mul"
+         "techmap" "opt -fast" "abc -fast" "opt -fast"
+         "select -assert-count 1 t:$mem_v2"
+         "select -assert-max 900 t:$_*DFF*")
