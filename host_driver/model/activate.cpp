@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <stdexcept>
+#include <utility>
 
 #include "golden/int32_wrap.h"
 #include "golden/padding.h"
@@ -13,8 +14,8 @@ namespace tpu::model {
 namespace {
 
 int32_t LoadLe32(const uint8_t* p) {
-  const uint32_t bits = uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 |
-                        uint32_t{p[3]} << 24;
+  const uint32_t bits =
+      uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
   return golden::BitsToInt32(bits);
 }
 
@@ -82,7 +83,8 @@ std::vector<int8_t> ActivateRows(const isa::Activate& instr, const int32_t* acc,
   }
   if (instr.pool == isa::Pool::kNone) return values;
 
-  // Pooling follows the clamp and the LUT and adds no clamp of its own.
+  // Pooling follows the clamp and the LUT; the pooled value is clamped to the same bounds again
+  // (rtl/act/tpu_act.sv; it matters only when the LUT maps outside them).
   const int64_t h = instr.image_h;
   const int64_t w = instr.image_w;
   golden::Tensor<int8_t> images({rows / (h * w), h, w, n}, std::move(values));
@@ -92,6 +94,8 @@ std::vector<int8_t> ActivateRows(const isa::Activate& instr, const int32_t* acc,
   pool.stride_h = instr.stride_h;
   pool.stride_w = instr.stride_w;
   pool.padding = GoldenPadding(instr.padding);
+  pool.act_min = instr.clamp_min;
+  pool.act_max = instr.clamp_max;
   const golden::Tensor<int8_t> pooled = instr.pool == isa::Pool::kMax
                                             ? golden::MaxPool2d(images, pool)
                                             : golden::AvgPool2d(images, pool);

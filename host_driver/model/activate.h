@@ -1,7 +1,8 @@
 // The arithmetic of ACTIVATE (docs/isa.md): per element bias add (int32 wrapping), TFLite
 // requantization, output zero point, clamp, optional lookup table; then pooling of whole NHWC
-// images. Bit-exact with tpu::golden by construction: it calls golden's Requantize, MaxPool2d
-// and AvgPool2d.
+// images, the pooled value clamped to the same bounds again (as rtl/act/tpu_act.sv does; without
+// the LUT the pooled value is inside them anyway). Bit-exact with tpu::golden by construction:
+// it calls golden's Requantize, ApplyLut, MaxPool2d and AvgPool2d.
 #ifndef TPU_MODEL_ACTIVATE_H_
 #define TPU_MODEL_ACTIVATE_H_
 

@@ -1,5 +1,6 @@
 #include "model/machine.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <stdexcept>
 #include <string>
@@ -217,8 +218,8 @@ Machine::Step Machine::Exec(const isa::Matmul& instr) {
         sum += static_cast<uint32_t>(int32_t{x[k]} * w[static_cast<std::size_t>(k * n + c)]);
       }
       const int32_t product = golden::BitsToInt32(sum);
-      out[c] = instr.acc_mode == isa::AccMode::kAccumulate ? golden::WrapAdd(out[c], product)
-                                                           : product;
+      out[c] =
+          instr.acc_mode == isa::AccMode::kAccumulate ? golden::WrapAdd(out[c], product) : product;
     }
   }
   return step;

@@ -12,7 +12,7 @@
 namespace tpu::model {
 namespace {
 
-constexpr int kUnits = 5;  // isa::Unit: control, dma, weights, matrix, activation
+constexpr int kUnits = 5;                   // isa::Unit: control, dma, weights, matrix, activation
 using Clock = std::array<int64_t, kUnits>;  // per unit: last sequence number known complete
 
 void Join(Clock& into, const Clock& other) {
@@ -146,9 +146,9 @@ std::optional<UnorderedAccess> FindUnorderedAccess(const std::vector<isa::Instr>
             hazard.second = static_cast<int64_t>(i);
             hazard.first_access = a;
             hazard.second_access = b;
-            hazard.message = "instruction " + std::to_string(i) + " (" +
-                             isa::Disassemble(instr) + ") " + (b.write ? "writes " : "reads ") +
-                             RangeText(b) + " and instruction " + std::to_string(e) + " (" +
+            hazard.message = "instruction " + std::to_string(i) + " (" + isa::Disassemble(instr) +
+                             ") " + (b.write ? "writes " : "reads ") + RangeText(b) +
+                             " and instruction " + std::to_string(e) + " (" +
                              isa::Disassemble(program[e]) + ") " +
                              (a.write ? "writes " : "reads ") + RangeText(a) +
                              " with no token chain or SYNC ordering them";

@@ -33,7 +33,7 @@ enum class ModelError {
 
 struct RunResult {
   RunStatus status = RunStatus::kEndOfProgram;
-  isa::Error error = isa::Error::kOk;         // kDeviceError
+  isa::Error error = isa::Error::kOk;          // kDeviceError
   ModelError model_error = ModelError::kNone;  // kModelError
   int64_t index = -1;                          // failing instruction, or HALT
   std::string message;                         // empty when halted

@@ -1,5 +1,6 @@
 #include "model/schedule.h"
 
+#include <algorithm>
 #include <deque>
 #include <optional>
 #include <random>

@@ -66,8 +66,7 @@ void EmitFinish(const LayerPlan& plan, const golden::RequantParams& requant, int
   act.zero_point = requant.out_zero_point;
   act.clamp_min = requant.act_min;
   act.clamp_max = requant.act_max;
-  act.wait = kTokRegionFull | (s == 0 ? kTokParams : 0) |
-             (to_host && s >= 2 ? kTokOutputFree : 0);
+  act.wait = kTokRegionFull | (s == 0 ? kTokParams : 0) | (to_host && s >= 2 ? kTokOutputFree : 0);
   act.signal = (reused ? kTokRegionFree : 0) | (to_host ? kTokOutputFull : 0);
   builder.Add(act);
   if (!to_host) return;

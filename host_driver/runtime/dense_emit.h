@@ -29,14 +29,14 @@
 namespace tpu::runtime {
 
 // Token edges (docs/isa.md example t0..t6, plus t7 for streamed inputs).
-inline constexpr uint8_t kTokInput = isa::kTokensT0;        // dma -> matrix: input in the UB
-inline constexpr uint8_t kTokWeights = isa::kTokensT1;      // dma -> weights: tiles in DRAM
-inline constexpr uint8_t kTokParams = isa::kTokensT2;       // dma -> activation: params loaded
-inline constexpr uint8_t kTokRegionFull = isa::kTokensT3;   // matrix -> activation
-inline constexpr uint8_t kTokRegionFree = isa::kTokensT4;   // activation -> matrix
-inline constexpr uint8_t kTokOutputFull = isa::kTokensT5;   // activation -> dma
-inline constexpr uint8_t kTokOutputFree = isa::kTokensT6;   // dma -> activation
-inline constexpr uint8_t kTokInputFree = isa::kTokensT7;    // matrix -> dma: input buffer free
+inline constexpr uint8_t kTokInput = isa::kTokensT0;       // dma -> matrix: input in the UB
+inline constexpr uint8_t kTokWeights = isa::kTokensT1;     // dma -> weights: tiles in DRAM
+inline constexpr uint8_t kTokParams = isa::kTokensT2;      // dma -> activation: params loaded
+inline constexpr uint8_t kTokRegionFull = isa::kTokensT3;  // matrix -> activation
+inline constexpr uint8_t kTokRegionFree = isa::kTokensT4;  // activation -> matrix
+inline constexpr uint8_t kTokOutputFull = isa::kTokensT5;  // activation -> dma
+inline constexpr uint8_t kTokOutputFree = isa::kTokensT6;  // dma -> activation
+inline constexpr uint8_t kTokInputFree = isa::kTokensT7;   // matrix -> dma: input buffer free
 
 // READ_HOSTs of the weights and parameter sets, and of the input if it comes from the host.
 void EmitSetup(const LayerPlan& plan, ProgramBuilder& builder);

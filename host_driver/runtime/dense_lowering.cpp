@@ -28,10 +28,9 @@ class HostAllocator {
   uint64_t Take(uint64_t bytes, const std::string& name) {
     const uint64_t offset = (used_ + align_ - 1) / align_ * align_;
     if (offset > region_.size || bytes > region_.size - offset) {
-      throw std::invalid_argument(what_ + ": host region of " + std::to_string(region_.size) +
-                                  " bytes is too small: '" + name + "' needs " +
-                                  std::to_string(bytes) + " bytes at offset " +
-                                  std::to_string(offset));
+      throw std::invalid_argument(
+          what_ + ": host region of " + std::to_string(region_.size) + " bytes is too small: '" +
+          name + "' needs " + std::to_string(bytes) + " bytes at offset " + std::to_string(offset));
     }
     used_ = offset + bytes;
     return region_.base + offset;
@@ -137,9 +136,9 @@ DenseProgram LowerDenseChain(const golden::Tensor<int8_t>& x, const DenseLayer& 
   CheckDenseLayer(first, what + ": first layer");
   CheckDenseLayer(second, what + ": second layer");
   if (second.k() != first.nout()) {
-    throw std::invalid_argument(what + ": the second layer's K = " + std::to_string(second.k()) +
-                                " differs from the first layer's Nout = " +
-                                std::to_string(first.nout()));
+    throw std::invalid_argument(
+        what + ": the second layer's K = " + std::to_string(second.k()) +
+        " differs from the first layer's Nout = " + std::to_string(first.nout()));
   }
   CheckInput(x, first.k(), what);
   const auto [ub_begin, ub_end] = UbWindow(options, limits, what);
@@ -150,11 +149,11 @@ DenseProgram LowerDenseChain(const golden::Tensor<int8_t>& x, const DenseLayer& 
   const int64_t hidden_rows = CeilDiv(first.nout(), limits.n) * m;
   const int64_t work_begin = ub_begin + hidden_rows;
   if (work_begin >= ub_end) {
-    throw std::invalid_argument(what + ": the first layer's output (" +
-                                std::to_string(hidden_rows) + " UB rows for M = " +
-                                std::to_string(m) + ", Nout = " + std::to_string(first.nout()) +
-                                ") must stay in the UB, which has " +
-                                std::to_string(ub_end - ub_begin) + " rows for the program");
+    throw std::invalid_argument(
+        what + ": the first layer's output (" + std::to_string(hidden_rows) +
+        " UB rows for M = " + std::to_string(m) + ", Nout = " + std::to_string(first.nout()) +
+        ") must stay in the UB, which has " + std::to_string(ub_end - ub_begin) +
+        " rows for the program");
   }
   PlanRequest request1;
   request1.m = m;

@@ -55,15 +55,16 @@ LayerPlan PlanLayer(const PlanRequest& request, const isa::DeviceLimits& limits,
   const int64_t tiles = plan.k_tiles * plan.n_tiles;
   const int64_t dram_tiles = limits.dram_bytes / (limits.n * limits.n);
   if (request.dram_tile_base < 0 || request.dram_tile_base + tiles > dram_tiles) {
-    throw std::invalid_argument(what + ": " + std::to_string(tiles) + " weight tiles from DRAM tile " +
+    throw std::invalid_argument(what + ": " + std::to_string(tiles) +
+                                " weight tiles from DRAM tile " +
                                 std::to_string(request.dram_tile_base) + " do not fit in " +
                                 std::to_string(dram_tiles) + " tiles of weight DRAM");
   }
   if (request.param_set_base < 0 || request.param_set_base + plan.n_tiles > limits.param_sets) {
-    throw std::invalid_argument(
-        what + ": " + std::to_string(plan.n_tiles) + " output tiles need as many parameter sets from set " +
-        std::to_string(request.param_set_base) + ", the device has " +
-        std::to_string(limits.param_sets));
+    throw std::invalid_argument(what + ": " + std::to_string(plan.n_tiles) +
+                                " output tiles need as many parameter sets from set " +
+                                std::to_string(request.param_set_base) + ", the device has " +
+                                std::to_string(limits.param_sets));
   }
 
   // Chunk rows: one accumulator region at most, then what fits in the UB.
@@ -84,8 +85,8 @@ LayerPlan PlanLayer(const PlanRequest& request, const isa::DeviceLimits& limits,
     rows = std::min(cap, avail / (2 * plan.k_tiles + out_per_row));
     if (rows < 1 && avail - plan.k_tiles * request.m >= out_per_row) {
       plan.source = InputSource::kHostResident;  // x fits, but only next to small buffers
-      rows = out_per_row == 0 ? cap
-                              : std::min(cap, (avail - plan.k_tiles * request.m) / out_per_row);
+      rows =
+          out_per_row == 0 ? cap : std::min(cap, (avail - plan.k_tiles * request.m) / out_per_row);
     }
   }
   if (rows < 1) {

@@ -63,11 +63,11 @@ struct LayerPlan {
 // What a layer needs from the planner.
 struct PlanRequest {
   int64_t m = 0, k = 0, nout = 0;
-  bool input_in_ub = false;   // the input is already in the UB at input_ub (slices of M rows)
+  bool input_in_ub = false;  // the input is already in the UB at input_ub (slices of M rows)
   int64_t input_ub = 0;
   bool output_in_ub = false;  // the output stays in the UB at output_ub (slices of M rows)
   int64_t output_ub = 0;
-  int64_t work_begin = 0;     // UB rows [work_begin, work_end) for the input and output buffers
+  int64_t work_begin = 0;  // UB rows [work_begin, work_end) for the input and output buffers
   int64_t work_end = 0;
   int64_t max_chunk_rows = 0;  // 0: ACC_ROWS / 2
   int64_t dram_tile_base = 0;

@@ -29,15 +29,15 @@ void ProgramBuilder::Add(const isa::Instr& instr) {
 void ProgramBuilder::ReadHost(isa::Target target, uint64_t host, int64_t dest, int64_t length,
                               uint8_t wait, uint8_t signal) {
   constexpr int64_t kMaxLength = (int64_t{1} << 24) - 1;  // the 24-bit length field
-  const int64_t piece = target == isa::Target::kUb ? kMaxLength / limits_.n * limits_.n
-                                                   : kMaxLength;
+  const int64_t piece =
+      target == isa::Target::kUb ? kMaxLength / limits_.n * limits_.n : kMaxLength;
   int64_t done = 0;
   while (done < length) {
     isa::ReadHost rh;
     rh.target = target;
     rh.host = host + static_cast<uint64_t>(done);
-    rh.dest = static_cast<uint32_t>(target == isa::Target::kUb ? dest + done / limits_.n
-                                                               : dest + done);
+    rh.dest =
+        static_cast<uint32_t>(target == isa::Target::kUb ? dest + done / limits_.n : dest + done);
     rh.length = static_cast<uint32_t>(std::min(piece, length - done));
     rh.wait = done == 0 ? wait : 0;
     done += rh.length;

@@ -32,11 +32,13 @@
 //
 // Throughput: one row per cycle in steady state (the paths acc_rd_rsp -> act_in and act_out ->
 // ub_wr are combinational; act_in_ready_i depends on ub_wr_ready_i inside tpu_act). Overhead
-// per instruction: pop and token take (2 cycles), parameter load (10 cycles), tpu_act's latency
-// (9 cycles) and the drain of busy (1 cycle).
+// per instruction: 21 cycles between back-to-back instructions (pop in the cycle of the give,
+// token take 1, parameter load 10, tpu_act's latency 9, busy falling 1), plus the padding steps
+// of SAME pooling.
 //
-// abort_i drops an instruction waiting for its tokens (no tokens are taken) and stops popping;
-// a started ACTIVATE runs to completion. This unit raises no run-time error (error_* are 0).
+// idle_o: no instruction held and the table buffer empty. abort_i drops an instruction waiting
+// for its tokens (taking none) and stops popping; a started ACTIVATE runs to completion. This
+// unit raises no run-time error (error_* are 0).
 module tpu_ctrl_act #(
   parameter int unsigned N         = tpu_pkg::MxuDim,    // MXU size: channels per row
   parameter int unsigned UbRows    = tpu_pkg::UbDepth,   // UB_ROWS

@@ -31,8 +31,8 @@
 // DMA_ERROR: a response with hm_rsp_error_i stops the instruction: no request or row is
 // started after it (a request or a row already offered when the error arrives stays offered
 // until taken, so that valid never falls without a handshake; such a row holds bytes of good
-// beats only), the responses of the requests already sent are taken and dropped, error_o pulses in
-// the next cycle with the instruction's index, and the unit goes idle without a give.
+// beats only), the responses of the requests already sent are taken and dropped, error_o
+// pulses in the next cycle with the instruction's index, and the unit goes idle without a give.
 //
 // Latency: pop -> take (1 cycle) -> first request in the cycle after the grant.
 module tpu_ctrl_dma #(
@@ -93,7 +93,7 @@ module tpu_ctrl_dma #(
 );
 
   localparam int unsigned LenW = tpu_isa_pkg::ReadHostLengthWidth;  // length field bits
-  localparam int unsigned CntW = LenW + 1;                           // beats or rows of one transfer
+  localparam int unsigned CntW = LenW + 1;                           // beats or rows of a transfer
   localparam int unsigned NumW = CntW + 1;                           // ... before the division
   localparam int unsigned OffW = (N > 1) ? $clog2(N) : 1;            // byte offset in a beat
   localparam int unsigned AddrW = HostW;                             // address registers
@@ -219,7 +219,8 @@ module tpu_ctrl_dma #(
     // A row is made from an arriving beat, or flushed after the last one.
     flush   = running && !err_q && in_rem_q == '0 && out_rem_q != '0 && out_free;
     emit    = (in_fire && !err_q && !in_bad && in_emits) || flush;
-    shifted = RowWidth'({(flush ? p_q : in_data), p_q} >> {delta_q, 3'b000});
+    // (A flushed row takes no byte of in_data: those lanes are past the end and masked.)
+    shifted = RowWidth'({in_data, p_q} >> {delta_q, 3'b000});
 
     // Completion: every row made and taken; after an error, every response drained.
     finish = running && !out_valid_q && (err_q ? pending_q == '0 : out_rem_q == '0);

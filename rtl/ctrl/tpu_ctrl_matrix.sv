@@ -7,8 +7,8 @@
 // bits [AccAw-1:0]); the MXU's results go straight into the accumulators (wired in tpu_core).
 // A row waiting for a tile waits inside the MXU (act_ready low). An instruction completes, and
 // gives its signal tokens, in the cycle its last row leaves the MXU; meanwhile the next
-// instruction is already popped and streaming (one cycle between the last request of one and
-// the first of the next). Completions are kept in order in a small FIFO (CompDepth
+// instruction is already popped and streaming (its first request follows the last request of
+// the previous one in the next cycle, or a cycle later when it has wait tokens to take). Completions are kept in order in a small FIFO (CompDepth
 // instructions between their last request and their last result).
 //
 // NO_TILE: an instruction with new_tile = 0 before any instruction with new_tile = 1 since
@@ -170,7 +170,8 @@ module tpu_ctrl_matrix #(
         signal_d   = nx[tpu_isa_pkg::MatmulSignalLsb +: 8];
         index_d    = index_i;
         seen_d     = seen_q || nx_new_tile;
-        state_d    = StTake;
+        // Without wait tokens the rows follow at once: no cycle lost between instructions.
+        state_d    = (nx[tpu_isa_pkg::MatmulWaitLsb +: 8] == '0) ? StIssue : StTake;
       end
     end
   end

@@ -3,9 +3,11 @@
 // one unit sequencer (docs/controller.md). Valid/ready on both sides; the head is registered
 // storage, so out_valid_o and out_data_o depend only on registers. Latency: an entry pushed at
 // edge t is at the head after edge t (one cycle, no bypass); one push and one pop per cycle,
-// also when full (a pop frees the slot the push of the same cycle takes).
+// also when full (a pop frees the slot the push of the same cycle takes: in_ready_o then
+// depends on out_ready_i). clear_i drops every entry, including one offered in its cycle
+// (in_ready_o may still read 1): producers do not push while they clear.
 module tpu_ctrl_queue #(
-  parameter int unsigned Width = 128,  // bits per entry (an instruction and its index)
+  parameter int unsigned Width = 160,  // bits per entry (an instruction and its index)
   parameter int unsigned Depth = 4,    // entries, >= 2
   localparam int unsigned PtrWidth = (Depth > 1) ? $clog2(Depth) : 1,  // slot index bits
   localparam int unsigned CntWidth = $clog2(Depth + 1)                  // entry count bits

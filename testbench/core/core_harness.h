@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "common/harness_options.h"
-#include "core/host_memory.h"
+#include "model/host_memory.h"
 #include "core/memory_ports.h"
 #include "isa/isa.h"
 
@@ -59,7 +59,7 @@ class CoreHarness {
   virtual ~CoreHarness() = default;
 
   virtual const CoreConfig& config() const = 0;
-  virtual HostMemory& host() = 0;
+  virtual model::HostMemory& host() = 0;
   virtual std::vector<uint8_t>& dram() = 0;
   virtual HostPortModel& host_port() = 0;
   virtual DramPortModel& dram_port() = 0;

@@ -30,7 +30,7 @@ class CoreHarnessImpl final : public CoreHarness {
   }
 
   const CoreConfig& config() const override { return config_; }
-  HostMemory& host() override { return host_; }
+  model::HostMemory& host() override { return host_; }
   std::vector<uint8_t>& dram() override { return dram_port_.bytes(); }
   HostPortModel& host_port() override { return host_port_; }
   DramPortModel& dram_port() override { return dram_port_; }
@@ -161,7 +161,7 @@ class CoreHarnessImpl final : public CoreHarness {
 
   CoreConfig config_;
   VerilatedHarness<Vtop> sim_;
-  HostMemory host_;
+  model::HostMemory host_;
   HostPortModel host_port_;
   DramPortModel dram_port_;
   CoreTiming timing_;

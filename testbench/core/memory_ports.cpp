@@ -17,7 +17,7 @@ uint64_t DrawLatency(std::mt19937_64& rng, const PortTiming& t) {
 
 }  // namespace
 
-HostPortModel::HostPortModel(HostMemory* memory, int beat_bytes, uint64_t seed)
+HostPortModel::HostPortModel(model::HostMemory* memory, int beat_bytes, uint64_t seed)
     : memory_(memory), beat_bytes_(beat_bytes), rng_(seed) {}
 
 void HostPortModel::Clear() {
@@ -45,7 +45,7 @@ void HostPortModel::OnRequest(bool write, uint64_t addr, const std::vector<uint8
     }
     return;
   }
-  Pending p{cycle_ + DrawLatency(rng_, timing_), errors_.count(addr) > 0,
+  Pending p{cycle_ + DrawLatency(rng_, timing_), memory_->Faults(addr, beat_bytes_),
             std::vector<uint8_t>(beat_bytes_, 0)};
   if (!p.error) memory_->Read(addr, p.data.data(), beat_bytes_);
   // In order: never due before the read ahead of it.

@@ -10,10 +10,9 @@
 #include <cstdint>
 #include <deque>
 #include <random>
-#include <set>
 #include <vector>
 
-#include "core/host_memory.h"
+#include "model/host_memory.h"
 
 namespace tpu::tb {
 
@@ -29,11 +28,10 @@ struct PortTiming {
 
 class HostPortModel {
  public:
-  HostPortModel(HostMemory* memory, int beat_bytes, uint64_t seed);
+  // Reads of beats that touch a fault range of `memory` (model::HostMemory::AddFault) answer
+  // with the error flag and zero data.
+  HostPortModel(model::HostMemory* memory, int beat_bytes, uint64_t seed);
   void set_timing(const PortTiming& timing) { timing_ = timing; }
-  // Reads of the beat at this address answer with the error flag (and zero data).
-  void InjectReadError(uint64_t beat_addr) { errors_.insert(beat_addr); }
-  void ClearErrors() { errors_.clear(); }
   void Clear();  // drop outstanding reads (after a reset)
 
   void BeginCycle(uint64_t cycle);
@@ -57,11 +55,10 @@ class HostPortModel {
     bool error;
     std::vector<uint8_t> data;
   };
-  HostMemory* memory_;
+  model::HostMemory* memory_;
   int beat_bytes_;
   std::mt19937_64 rng_;
   PortTiming timing_;
-  std::set<uint64_t> errors_;
   std::deque<Pending> pending_;
   uint64_t cycle_ = 0;
   bool req_ready_ = true, rsp_valid_ = false;

@@ -60,8 +60,7 @@ std::vector<int8_t> ActivateReference(const isa::Activate& a, const ActParamSet&
   pp.act_max = a.clamp_max;
   const int64_t h = a.image_h, w = a.image_w;
   const golden::Tensor<int8_t> images({rows / (h * w), h, w, int64_t(n)}, std::move(y.data));
-  return (a.pool == isa::Pool::kMax ? golden::MaxPool2d(images, pp)
-                                    : golden::AvgPool2d(images, pp))
+  return (a.pool == isa::Pool::kMax ? golden::MaxPool2d(images, pp) : golden::AvgPool2d(images, pp))
       .data;
 }
 

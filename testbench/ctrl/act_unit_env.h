@@ -88,10 +88,10 @@ struct ActEnvLog {
     uint32_t addr = 0;
     std::vector<int8_t> data;
   };
-  std::vector<Instr> instrs;                         // in pop order
+  std::vector<Instr> instrs;                             // in pop order
   std::vector<std::pair<uint64_t, uint32_t>> acc_reads;  // (cycle, row) per accepted read
-  std::vector<UbWrite> ub_writes;                    // in order
-  std::vector<uint64_t> lut_rows_taken;              // cycle of each table row taken
+  std::vector<UbWrite> ub_writes;                        // in order
+  std::vector<uint64_t> lut_rows_taken;                  // cycle of each table row taken
   uint64_t lut_refused_while_running = 0;  // cycles a table row was offered during a run
   uint64_t blocked_cycles = 0;             // blocked_o high
   uint64_t row_pulses = 0;                 // row_o high
@@ -112,9 +112,9 @@ class ActUnitEnv {
   void GiveTokens(uint8_t mask);  // another unit signals: takeable from the next cycle
   void SetAbort(bool abort) { abort_ = abort; }
 
-  void Step();                      // one clock cycle of the whole environment
-  void Run(uint64_t cycles);        // that many Step()s
-  bool Drained();                   // nothing queued, held, owed, buffered or in tpu_act
+  void Step();                                // one clock cycle of the whole environment
+  void Run(uint64_t cycles);                  // that many Step()s
+  bool Drained();                             // nothing queued, held, owed, buffered or in tpu_act
   void RunUntilDrained(uint64_t max_cycles);  // throws std::runtime_error on a hang
 
   uint64_t cycle() const { return cycle_; }

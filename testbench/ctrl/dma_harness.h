@@ -18,9 +18,9 @@ class DmaHarness {
  public:
   virtual ~DmaHarness() = default;
 
-  virtual int n() const = 0;            // bytes per row and per host beat
+  virtual int n() const = 0;             // bytes per row and per host beat
   virtual uint32_t ub_rows() const = 0;  // UbRows the model was built with
-  virtual uint64_t cycle() const = 0;   // clock cycles since construction
+  virtual uint64_t cycle() const = 0;    // clock cycles since construction
   virtual bool tracing() const = 0;
 
   virtual void Reset() = 0;  // clears every input, then resets the model

@@ -41,8 +41,8 @@ void ApplyDma(const DmaInstr& in, int n, DmaMemories* mem) {
 }
 
 int64_t DmaRowsOut(const DmaInstr& in, int n) {
-  const int64_t off = in.write ? int64_t(in.host % n)
-                               : (in.target == kDmaUb ? 0 : int64_t(in.dest % n));
+  const int64_t off =
+      in.write ? int64_t(in.host % n) : (in.target == kDmaUb ? 0 : int64_t(in.dest % n));
   return (off + in.length + n - 1) / n;
 }
 
@@ -91,16 +91,16 @@ void DmaEnv::Step() {
   }
   const bool hm_req_ready = Chance(cfg_.hm_req_ready);
   d.SetHmReqReady(hm_req_ready);
-  const bool hm_rsp_valid = !hm_rsp_.empty() && hm_rsp_.front().due <= now &&
-                            Chance(cfg_.hm_rsp_valid);
+  const bool hm_rsp_valid =
+      !hm_rsp_.empty() && hm_rsp_.front().due <= now && Chance(cfg_.hm_rsp_valid);
   d.SetHmRsp(hm_rsp_valid, hm_rsp_valid ? hm_rsp_.front().data.data() : nullptr,
              hm_rsp_valid && hm_rsp_.front().error);
   const bool dst_ready = Chance(cfg_.dst_ready);
   d.SetDstReady(dst_ready);
   const bool ub_req_ready = ub_owed_ < 2 && Chance(cfg_.ub_req_ready);
   d.SetUbReqReady(ub_req_ready);
-  const bool ub_rsp_valid = !ub_rsp_.empty() && ub_rsp_.front().due <= now &&
-                            Chance(cfg_.ub_rsp_valid);
+  const bool ub_rsp_valid =
+      !ub_rsp_.empty() && ub_rsp_.front().due <= now && Chance(cfg_.ub_rsp_valid);
   d.SetUbRsp(ub_rsp_valid, ub_rsp_valid ? ub_rsp_.front().data.data() : nullptr);
   d.SetTakeGrant(false);
   d.Eval();

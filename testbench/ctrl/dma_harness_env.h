@@ -23,7 +23,7 @@ inline constexpr int kDmaTargets = 4;
 
 // One DMA instruction, as fields (encoded with tpu::isa::Encode).
 struct DmaInstr {
-  bool write = false;  // WRITE_HOST (else READ_HOST)
+  bool write = false;   // WRITE_HOST (else READ_HOST)
   int target = kDmaUb;  // READ_HOST only
   uint32_t dest = 0;    // READ_HOST: UB row (ub) or byte address (dram, param, lut)
   uint32_t ub = 0;      // WRITE_HOST: first UB row read
@@ -64,14 +64,44 @@ struct DmaEnvConfig {
 
 // Every handshake seen, with its cycle.
 struct DmaLog {
-  struct Pop { uint64_t cycle; uint32_t index; };
-  struct Take { uint64_t cycle; uint8_t mask; };
-  struct Give { uint64_t cycle; uint8_t mask; };
-  struct Error { uint64_t cycle; int code; uint32_t index; };
-  struct HostReq { uint64_t cycle; bool write; uint64_t addr; uint64_t mask; };
-  struct HostRsp { uint64_t cycle; bool error; };
-  struct Row { uint64_t cycle; int target; uint32_t row; uint64_t mask; std::vector<uint8_t> data; };
-  struct UbReq { uint64_t cycle; uint32_t row; };
+  struct Pop {
+    uint64_t cycle;
+    uint32_t index;
+  };
+  struct Take {
+    uint64_t cycle;
+    uint8_t mask;
+  };
+  struct Give {
+    uint64_t cycle;
+    uint8_t mask;
+  };
+  struct Error {
+    uint64_t cycle;
+    int code;
+    uint32_t index;
+  };
+  struct HostReq {
+    uint64_t cycle;
+    bool write;
+    uint64_t addr;
+    uint64_t mask;
+  };
+  struct HostRsp {
+    uint64_t cycle;
+    bool error;
+  };
+  struct Row {
+    uint64_t cycle;
+    int target;
+    uint32_t row;
+    uint64_t mask;
+    std::vector<uint8_t> data;
+  };
+  struct UbReq {
+    uint64_t cycle;
+    uint32_t row;
+  };
 
   std::vector<Pop> pops;
   std::vector<Take> takes;
@@ -136,7 +166,10 @@ class DmaEnv {
   std::mt19937_64 rng_;
   DmaEnvConfig cfg_;
   std::array<int, 8> tokens_{};
-  struct Queued { DmaWords words; uint32_t index; };
+  struct Queued {
+    DmaWords words;
+    uint32_t index;
+  };
   std::deque<Queued> queue_;
   uint32_t next_index_ = 0;
   bool abort_ = false, hold_grants_ = false;

@@ -45,7 +45,8 @@ class QueueHarness {
 
 // One instantiation per Verilated configuration, each in its own library (see
 // testbench/ctrl/CMakeLists.txt): vtpu_ctrl_queue provides <160, 4> (the controller's
-// queues), vtpu_ctrl_queue_w17d2 provides <17, 2> (narrow, the minimum depth).
+// queues), vtpu_ctrl_queue_w17d2 <17, 2> (narrow, the minimum depth) and
+// vtpu_ctrl_queue_w33d3 <33, 3> (a depth that is not a power of two).
 template <int Width, int Depth>
 std::unique_ptr<QueueHarness> MakeQueueHarness(const HarnessOptions& opts = {});
 

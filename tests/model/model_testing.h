@@ -43,8 +43,7 @@ inline RunResult RunAsm(Machine& machine, const std::string& text, bool validate
   return machine.Run(isa::Assemble(text, options));
 }
 
-inline std::vector<isa::Instr> AsmInstrs(const std::string& text,
-                                         const isa::DeviceLimits& limits) {
+inline std::vector<isa::Instr> AsmInstrs(const std::string& text, const isa::DeviceLimits& limits) {
   isa::AssembleOptions options;
   options.limits = limits;
   std::vector<isa::Instr> instrs;

@@ -29,7 +29,8 @@ golden::Tensor<int8_t> UbTensor(const Machine& machine, int64_t row, int64_t row
 golden::Tensor<int8_t> TileTensor(const std::vector<uint8_t>& bytes, int64_t tile, int64_t n) {
   golden::Tensor<int8_t> t({n, n});
   for (int64_t i = 0; i < n * n; ++i) {
-    t.data[static_cast<std::size_t>(i)] = static_cast<int8_t>(bytes[static_cast<std::size_t>(tile * n * n + i)]);
+    t.data[static_cast<std::size_t>(i)] =
+        static_cast<int8_t>(bytes[static_cast<std::size_t>(tile * n * n + i)]);
   }
   return t;
 }
@@ -57,20 +58,28 @@ TEST_P(MachineCompute, MatmulMatchesGemm) {
   }
   const std::vector<int32_t> preload(machine.acc_row(500), machine.acc_row(500) + rows * n);
   const std::string r = std::to_string(rows);
-  const RunResult result = RunAsm(
-      machine,
-      "READ_HOST target=dram host=0x10000 dest=" + std::to_string(n * n) + " length=" +
-          std::to_string(3 * n * n) + " signal=t0\n"
-      "READ_HOST target=ub host=0x20001 dest=10 length=" + std::to_string(2 * rows * n) +
-          " signal=t1\n"
-      "READ_WEIGHTS dram_tile=1 tiles=2 wait=t0\n"
-      "READ_WEIGHTS dram_tile=3 tiles=1\n"
-      "MATMUL ub=10 acc=0 rows=" + r + " acc_mode=overwrite new_tile=1 wait=t1\n"
-      "MATMUL ub=" + std::to_string(10 + rows) + " acc=0 rows=" + r +
-          " acc_mode=accumulate new_tile=1\n"
-      "MATMUL ub=10 acc=500 rows=" + r + " acc_mode=accumulate new_tile=0\n"
-      "MATMUL ub=10 acc=300 rows=" + r + " acc_mode=overwrite new_tile=1\n"
-      "HALT\n");
+  const RunResult result =
+      RunAsm(machine, "READ_HOST target=dram host=0x10000 dest=" + std::to_string(n * n) +
+                          " length=" + std::to_string(3 * n * n) +
+                          " signal=t0\n"
+                          "READ_HOST target=ub host=0x20001 dest=10 length=" +
+                          std::to_string(2 * rows * n) +
+                          " signal=t1\n"
+                          "READ_WEIGHTS dram_tile=1 tiles=2 wait=t0\n"
+                          "READ_WEIGHTS dram_tile=3 tiles=1\n"
+                          "MATMUL ub=10 acc=0 rows=" +
+                          r +
+                          " acc_mode=overwrite new_tile=1 wait=t1\n"
+                          "MATMUL ub=" +
+                          std::to_string(10 + rows) + " acc=0 rows=" + r +
+                          " acc_mode=accumulate new_tile=1\n"
+                          "MATMUL ub=10 acc=500 rows=" +
+                          r +
+                          " acc_mode=accumulate new_tile=0\n"
+                          "MATMUL ub=10 acc=300 rows=" +
+                          r +
+                          " acc_mode=overwrite new_tile=1\n"
+                          "HALT\n");
   ASSERT_TRUE(result.halted()) << ToString(result);
   EXPECT_EQ(result.fifo_tiles, 0);
   const golden::Tensor<int8_t> x0 = UbTensor(machine, 10, rows);
@@ -113,15 +122,14 @@ struct ActivateCase {
 std::string ActivateText(const ActivateCase& c, int64_t acc, int64_t ub, int64_t set) {
   std::string text = "ACTIVATE acc=" + std::to_string(acc) + " ub=" + std::to_string(ub) +
                      " rows=" + std::to_string(c.rows) + " param_set=" + std::to_string(set) +
-                     " zero_point=" + std::to_string(c.zp) + " clamp_min=" +
-                     std::to_string(c.lo) + " clamp_max=" + std::to_string(c.hi) +
-                     " lut=" + (c.lut ? "1" : "0") + " wait=t0,t1";
+                     " zero_point=" + std::to_string(c.zp) + " clamp_min=" + std::to_string(c.lo) +
+                     " clamp_max=" + std::to_string(c.hi) + " lut=" + (c.lut ? "1" : "0") +
+                     " wait=t0,t1";
   if (c.pool != "none") {
-    text += " pool=" + c.pool + " win_h=" + std::to_string(c.win_h) + " win_w=" +
-            std::to_string(c.win_w) + " stride_h=" + std::to_string(c.stride_h) +
-            " stride_w=" + std::to_string(c.stride_w) + " image_h=" +
-            std::to_string(c.image_h) + " image_w=" + std::to_string(c.image_w) +
-            " padding=" + (c.same ? "same" : "valid");
+    text += " pool=" + c.pool + " win_h=" + std::to_string(c.win_h) +
+            " win_w=" + std::to_string(c.win_w) + " stride_h=" + std::to_string(c.stride_h) +
+            " stride_w=" + std::to_string(c.stride_w) + " image_h=" + std::to_string(c.image_h) +
+            " image_w=" + std::to_string(c.image_w) + " padding=" + (c.same ? "same" : "valid");
   }
   return text + "\n";
 }
@@ -145,8 +153,9 @@ void CheckActivate(Machine& machine, const ActivateCase& c, std::mt19937_64& rng
   std::copy(acc.data.begin(), acc.data.end(), machine.acc_row(acc_row));
   const int64_t ub = Uniform(rng, 0, 100);
   const std::string program =
-      "READ_HOST target=param host=0x40003 dest=" + std::to_string(set * 9 * n) + " length=" +
-      std::to_string(9 * n) + " signal=t0\n"
+      "READ_HOST target=param host=0x40003 dest=" + std::to_string(set * 9 * n) +
+      " length=" + std::to_string(9 * n) +
+      " signal=t0\n"
       "READ_HOST target=lut host=0x50005 dest=0 length=256 signal=t1\n" +
       ActivateText(c, acc_row, ub, set) + "HALT\n";
   const RunResult result = RunAsm(machine, program);
@@ -163,7 +172,9 @@ void CheckActivate(Machine& machine, const ActivateCase& c, std::mt19937_64& rng
   golden::Tensor<int8_t> y = golden::RequantizeMatrix(acc, params.bias, rq);
   if (c.lut) {
     golden::Lut lut;
-    for (int i = 0; i < 256; ++i) lut[static_cast<std::size_t>(i)] = static_cast<int8_t>(lut_bytes[static_cast<std::size_t>(i)]);
+    for (int i = 0; i < 256; ++i)
+      lut[static_cast<std::size_t>(i)] =
+          static_cast<int8_t>(lut_bytes[static_cast<std::size_t>(i)]);
     y = golden::ApplyLut(y, lut);
   }
   if (c.pool != "none") {
@@ -173,6 +184,8 @@ void CheckActivate(Machine& machine, const ActivateCase& c, std::mt19937_64& rng
     pool.stride_h = c.stride_h;
     pool.stride_w = c.stride_w;
     pool.padding = c.same ? golden::Padding::kSame : golden::Padding::kValid;
+    pool.act_min = c.lo;  // the pooled value is clamped again (matters after a LUT)
+    pool.act_max = c.hi;
     const golden::Tensor<int8_t> images({c.rows / (c.image_h * c.image_w), c.image_h, c.image_w, n},
                                         y.data);
     y = c.pool == "max" ? golden::MaxPool2d(images, pool) : golden::AvgPool2d(images, pool);

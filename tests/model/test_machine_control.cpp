@@ -53,9 +53,9 @@ TEST(MachineControl, ProgramWithoutHaltEnds) {
 
 TEST(MachineControl, StartClearsTokensAndTheFifoButKeepsMemories) {
   Machine machine({8, 64, 16, 4096, 4});
-  machine.host().Write(0x0, std::vector<uint8_t>(64, 3));
+  machine.host().Write(0x0, std::vector<uint8_t>(128, 3));  // tiles 0 and 1: all 3
   RunResult r = RunAsm(machine,
-                       "READ_HOST target=dram host=0 dest=0 length=64 signal=t0\n"
+                       "READ_HOST target=dram host=0 dest=0 length=128 signal=t0\n"
                        "READ_HOST target=ub host=0 dest=0 length=8 signal=t5\n"
                        "READ_WEIGHTS dram_tile=0 tiles=2 wait=t0\n"
                        "MATMUL ub=0 acc=0 rows=1 acc_mode=overwrite new_tile=1 wait=t5\n"
@@ -88,7 +88,8 @@ std::string ReadFile(const std::string& path) {
 // docs/isa.md's double-buffered dense layer: halts with every counter at 0, and its tokens order
 // every conflicting access; it finishes in every schedule.
 TEST(MachineControl, DocumentationExampleRuns) {
-  const std::string text = ReadFile(std::string(TPU_ISA_EXAMPLES_DIR) + "/dense_double_buffer.tasm");
+  const std::string text =
+      ReadFile(std::string(TPU_ISA_EXAMPLES_DIR) + "/dense_double_buffer.tasm");
   const isa::DeviceLimits limits;
   Machine machine(limits);
   const RunResult r = RunAsm(machine, text);

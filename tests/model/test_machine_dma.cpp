@@ -25,17 +25,17 @@ TEST_P(MachineDma, ReadHostToUbKeepsTheRestOfThePartialLastRow) {
     const std::vector<uint8_t> bytes = RandomBytes(rng, static_cast<std::size_t>(length));
     machine.host().Write(host, bytes);
     std::vector<uint8_t> before(machine.ub_row(0), machine.ub_row(0) + 64 * n);
-    const RunResult r = RunAsm(machine, "READ_HOST target=ub host=" + Hex(host) + " dest=" +
-                                            std::to_string(dest) + " length=" +
-                                            std::to_string(length) + "\nHALT\n");
+    const RunResult r =
+        RunAsm(machine, "READ_HOST target=ub host=" + Hex(host) + " dest=" + std::to_string(dest) +
+                            " length=" + std::to_string(length) + "\nHALT\n");
     ASSERT_TRUE(r.halted()) << ToString(r);
     for (int64_t i = 0; i < 64 * n; ++i) {
       const int64_t offset = i - dest * n;
       const uint8_t expected = offset >= 0 && offset < length
                                    ? bytes[static_cast<std::size_t>(offset)]
                                    : before[static_cast<std::size_t>(i)];
-      ASSERT_EQ(machine.ub_row(0)[i], expected) << "UB byte " << i << ", dest " << dest
-                                                << ", length " << length;
+      ASSERT_EQ(machine.ub_row(0)[i], expected)
+          << "UB byte " << i << ", dest " << dest << ", length " << length;
     }
   }
 }
@@ -48,14 +48,19 @@ TEST_P(MachineDma, ReadHostToDramParamAndLutAtByteAddresses) {
   const uint64_t host = 0x7000000003;  // unaligned
   machine.host().Write(host, bytes);
   const int64_t param_bytes = 4 * 9 * n;
-  const RunResult r = RunAsm(
-      machine,
-      "READ_HOST target=dram host=" + Hex(host + 1) + " dest=77 length=200\n"
-      "READ_HOST target=param host=" + Hex(host + 5) + " dest=" + std::to_string(param_bytes - 33) +
-          " length=33\n"
-      "READ_HOST target=lut host=" + Hex(host + 7) + " dest=250 length=6\n"
-      "READ_HOST target=lut host=" + Hex(host + 20) + " dest=0 length=1\n"
-      "HALT\n");
+  const RunResult r =
+      RunAsm(machine, "READ_HOST target=dram host=" + Hex(host + 1) +
+                          " dest=77 length=200\n"
+                          "READ_HOST target=param host=" +
+                          Hex(host + 5) + " dest=" + std::to_string(param_bytes - 33) +
+                          " length=33\n"
+                          "READ_HOST target=lut host=" +
+                          Hex(host + 7) +
+                          " dest=250 length=6\n"
+                          "READ_HOST target=lut host=" +
+                          Hex(host + 20) +
+                          " dest=0 length=1\n"
+                          "HALT\n");
   ASSERT_TRUE(r.halted()) << ToString(r);
   const std::vector<uint8_t> dram = machine.dram().Read(0, 4096);
   for (int64_t i = 0; i < 4096; ++i) {
@@ -88,17 +93,16 @@ TEST_P(MachineDma, WriteHostSendsRowsToUnalignedAddresses) {
     const int64_t ub = Uniform(rng, 0, 64 - (length + n - 1) / n);
     const std::vector<uint8_t> fill = RandomBytes(rng, static_cast<std::size_t>(length + 40));
     machine.host().Write(host - 20, fill);
-    const RunResult r = RunAsm(machine, "WRITE_HOST ub=" + std::to_string(ub) + " host=" +
-                                            Hex(host) + " length=" + std::to_string(length) +
-                                            "\nHALT\n");
+    const RunResult r =
+        RunAsm(machine, "WRITE_HOST ub=" + std::to_string(ub) + " host=" + Hex(host) +
+                            " length=" + std::to_string(length) + "\nHALT\n");
     ASSERT_TRUE(r.halted()) << ToString(r);
     const std::vector<uint8_t> got =
         machine.host().Read(host - 20, static_cast<uint64_t>(length + 40));
     for (int64_t i = 0; i < length + 40; ++i) {
       const int64_t offset = i - 20;
-      const uint8_t expected = offset >= 0 && offset < length
-                                   ? machine.ub_row(ub)[offset]
-                                   : fill[static_cast<std::size_t>(i)];
+      const uint8_t expected = offset >= 0 && offset < length ? machine.ub_row(ub)[offset]
+                                                              : fill[static_cast<std::size_t>(i)];
       ASSERT_EQ(got[static_cast<std::size_t>(i)], expected) << "host byte " << i - 20;
     }
   }
@@ -109,10 +113,10 @@ TEST_P(MachineDma, HostRoundTripThroughTheUb) {
   Machine machine(Limits());
   const int64_t n = machine.n();
   std::fill_n(machine.ub_row(5), n, uint8_t{0x42});
-  const RunResult r = RunAsm(machine,
-                             "WRITE_HOST ub=5 host=0x1001 length=" + std::to_string(n) +
-                                 "\nREAD_HOST target=ub host=0x1001 dest=9 length=" +
-                                 std::to_string(n) + "\nHALT\n");
+  const RunResult r =
+      RunAsm(machine, "WRITE_HOST ub=5 host=0x1001 length=" + std::to_string(n) +
+                          "\nREAD_HOST target=ub host=0x1001 dest=9 length=" + std::to_string(n) +
+                          "\nHALT\n");
   ASSERT_TRUE(r.halted()) << ToString(r);
   for (int64_t c = 0; c < n; ++c) EXPECT_EQ(machine.ub_row(9)[c], 0x42);
 }

@@ -68,8 +68,8 @@ inline DenseLayer RandomDenseLayer(std::mt19937_64& rng, int64_t k, int64_t nout
 
 inline std::string LimitsText(const isa::DeviceLimits& l) {
   return "N=" + std::to_string(l.n) + " UB_ROWS=" + std::to_string(l.ub_rows) +
-         " ACC_ROWS=" + std::to_string(l.acc_rows) + " DRAM_BYTES=" +
-         std::to_string(l.dram_bytes) + " PARAM_SETS=" + std::to_string(l.param_sets);
+         " ACC_ROWS=" + std::to_string(l.acc_rows) + " DRAM_BYTES=" + std::to_string(l.dram_bytes) +
+         " PARAM_SETS=" + std::to_string(l.param_sets);
 }
 
 // Checks that every program must pass: tokens order every conflicting access, several schedules
@@ -83,8 +83,8 @@ inline void ExpectWellFormed(const std::vector<isa::Instr>& program,
     options.seed = static_cast<uint64_t>(s) * 7919;
     const model::ScheduleResult schedule = model::SimulateSchedule(program, limits, options);
     ASSERT_TRUE(schedule.halted) << "schedule seed " << options.seed << ": "
-                                 << isa::ErrorName(schedule.error) << " at "
-                                 << schedule.index << ": " << schedule.message;
+                                 << isa::ErrorName(schedule.error) << " at " << schedule.index
+                                 << ": " << schedule.message;
     for (int t = 0; t < isa::kNumTokens; ++t) {
       EXPECT_EQ(schedule.tokens[t], 0) << "t" << t << " at HALT, schedule seed " << options.seed;
     }

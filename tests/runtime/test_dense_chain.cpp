@@ -12,8 +12,8 @@ namespace {
 
 constexpr HostRegion kRegion{0x100000003, 1 << 24};  // odd base: unaligned host transfers
 
-void CheckChain(const isa::DeviceLimits& limits, int64_t m, int64_t k, int64_t hidden,
-                int64_t nout, std::mt19937_64& rng, const LoweringOptions& options = {}) {
+void CheckChain(const isa::DeviceLimits& limits, int64_t m, int64_t k, int64_t hidden, int64_t nout,
+                std::mt19937_64& rng, const LoweringOptions& options = {}) {
   SCOPED_TRACE(LimitsText(limits) + " M=" + std::to_string(m) + " K=" + std::to_string(k) +
                " hidden=" + std::to_string(hidden) + " Nout=" + std::to_string(nout));
   const DenseLayer first = RandomDenseLayer(rng, k, hidden);
@@ -42,13 +42,16 @@ void CheckChain(const isa::DeviceLimits& limits, int64_t m, int64_t k, int64_t h
 
 TEST(DenseChain, RandomShapes) {
   std::mt19937_64 rng(TestSeed());
-  const isa::DeviceLimits limits[] = {{8, 512, 64, 1 << 20, 32}, {16, 1024, 128, 1 << 22, 16},
-                                      isa::DeviceLimits{}};
+  const isa::DeviceLimits limits[] = {
+      {8, 512, 64, 1 << 20, 32}, {16, 1024, 128, 1 << 22, 16}, isa::DeviceLimits{}};
   for (const isa::DeviceLimits& l : limits) {
     for (int i = 0; i < 8; ++i) {
       const int64_t max_out = std::min<int64_t>(100, l.param_sets * l.n / 2);
-      CheckChain(l, Uniform(rng, 1, 60), Uniform(rng, 1, 100), Uniform(rng, 1, max_out),
-                 Uniform(rng, 1, max_out), rng);
+      const int64_t hidden = Uniform(rng, 1, max_out);
+      // The hidden activations (ceil(hidden / N) slices of M rows) take at most half the UB.
+      const int64_t max_m = std::min<int64_t>(60, l.ub_rows / 2 / ((hidden + l.n - 1) / l.n));
+      CheckChain(l, Uniform(rng, 1, max_m), Uniform(rng, 1, 100), hidden, Uniform(rng, 1, max_out),
+                 rng);
       if (::testing::Test::HasFatalFailure()) return;
     }
   }

@@ -53,10 +53,10 @@ void RandomShapes(const isa::DeviceLimits& limits, int count) {
   }
 }
 
-TEST(DenseLowering, RandomShapesSmallN8) { RandomShapes(SmallN8(), 25); }
-TEST(DenseLowering, RandomShapesSmallN16) { RandomShapes(SmallN16(), 25); }
-TEST(DenseLowering, RandomShapesDefaultN8) { RandomShapes(DefaultN8(), 15); }
-TEST(DenseLowering, RandomShapesDefaultN16) { RandomShapes(DefaultN16(), 15); }
+TEST(DenseLowering, RandomShapesSmallN8) { RandomShapes(SmallN8(), 40); }
+TEST(DenseLowering, RandomShapesSmallN16) { RandomShapes(SmallN16(), 40); }
+TEST(DenseLowering, RandomShapesDefaultN8) { RandomShapes(DefaultN8(), 25); }
+TEST(DenseLowering, RandomShapesDefaultN16) { RandomShapes(DefaultN16(), 25); }
 
 TEST(DenseLowering, LargeShapes) {
   std::mt19937_64 rng(TestSeed());
@@ -84,19 +84,19 @@ TEST(DenseLowering, ChunkedWithinUbWindowAndOffsets) {
 TEST(DenseLowering, PlansResidentAndStreamedInput) {
   std::mt19937_64 rng(1);
   // x of 20 x 40: 5 slices of 20 rows next to two output buffers fit in 256 UB rows.
-  const DenseProgram resident = LowerDense(RandomInt8(rng, 20, 40), RandomDenseLayer(rng, 40, 10),
-                                           SmallN8(), kRegion);
+  const DenseProgram resident =
+      LowerDense(RandomInt8(rng, 20, 40), RandomDenseLayer(rng, 40, 10), SmallN8(), kRegion);
   EXPECT_EQ(resident.plans[0].source, InputSource::kHostResident);
   EXPECT_EQ(resident.plans[0].chunks, 1);
   // x of 90 x 100: 13 slices of 90 rows do not; chunks of 256 / (2 * 13 + 2) = 9 rows do.
-  const DenseProgram streamed = LowerDense(RandomInt8(rng, 90, 100),
-                                           RandomDenseLayer(rng, 100, 10), SmallN8(), kRegion);
+  const DenseProgram streamed =
+      LowerDense(RandomInt8(rng, 90, 100), RandomDenseLayer(rng, 100, 10), SmallN8(), kRegion);
   EXPECT_EQ(streamed.plans[0].source, InputSource::kHostStreamed);
   EXPECT_EQ(streamed.plans[0].chunks, 10);
   EXPECT_EQ(streamed.plans[0].chunk_rows, 9);
   // Chunks of at most one accumulator region, of equal size.
-  const DenseProgram big = LowerDense(RandomInt8(rng, 70, 8), RandomDenseLayer(rng, 8, 8),
-                                      SmallN8(), kRegion);
+  const DenseProgram big =
+      LowerDense(RandomInt8(rng, 70, 8), RandomDenseLayer(rng, 8, 8), SmallN8(), kRegion);
   EXPECT_EQ(big.plans[0].chunks, 3);
   EXPECT_EQ(big.plans[0].chunk_rows, 24);
 }
@@ -178,13 +178,12 @@ TEST(DenseLowering, RejectsWhatCannotBeLowered) {
 TEST(DenseLowering, ExtractReadsOutputSlices) {
   DenseOutput out{0x5000, 3, 5, 4};  // two slices of 3 rows of 4 bytes
   EXPECT_EQ(out.bytes(), 24u);
-  const golden::Tensor<int8_t> y =
-      ExtractDenseOutput(out, [](uint64_t address, uint64_t length) {
-        EXPECT_EQ(address, 0x5000u);
-        std::vector<uint8_t> bytes(length);
-        for (uint64_t i = 0; i < length; ++i) bytes[i] = static_cast<uint8_t>(i);
-        return bytes;
-      });
+  const golden::Tensor<int8_t> y = ExtractDenseOutput(out, [](uint64_t address, uint64_t length) {
+    EXPECT_EQ(address, 0x5000u);
+    std::vector<uint8_t> bytes(length);
+    for (uint64_t i = 0; i < length; ++i) bytes[i] = static_cast<uint8_t>(i);
+    return bytes;
+  });
   ASSERT_EQ(y.shape, (std::vector<int64_t>{3, 5}));
   // Row 1: columns 0..3 from slice 0 row 1 (bytes 4..7), column 4 from slice 1 row 1 (byte 16).
   EXPECT_EQ(y.At({1, 0}), 4);

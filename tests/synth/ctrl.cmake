@@ -39,3 +39,16 @@ tpu_add_synth_test(ctrl_act_n8 TOP tpu_ctrl_act
          "techmap" "opt -fast" "abc -fast" "opt -fast"
          "select -assert-count 1 t:$mem_v2"
          "select -assert-max 900 t:$_*DFF*")
+
+# Dispatcher, weight and matrix units, performance counters: elaborate, no latch.
+tpu_add_synth_test(ctrl_dispatch TOP tpu_ctrl_dispatch
+  SOURCES ${TPU_RTL_PKG} ${TPU_RTL_ISA_PKG} ${TPU_RTL_DIR}/ctrl/tpu_ctrl_dispatch.sv)
+tpu_add_synth_test(ctrl_weights_n8 TOP tpu_ctrl_weights
+  SOURCES ${TPU_RTL_PKG} ${TPU_RTL_ISA_PKG} ${TPU_RTL_DIR}/ctrl/tpu_ctrl_weights.sv
+  PARAMS N=8 DramWidth=64)
+tpu_add_synth_test(ctrl_matrix_n8 TOP tpu_ctrl_matrix
+  SOURCES ${TPU_RTL_PKG} ${TPU_RTL_ISA_PKG} ${TPU_RTL_DIR}/ctrl/tpu_ctrl_queue.sv
+          ${TPU_RTL_DIR}/ctrl/tpu_ctrl_matrix.sv
+  PARAMS N=8 UbRows=256 AccRows=64)
+tpu_add_synth_test(ctrl_perf TOP tpu_ctrl_perf
+  SOURCES ${TPU_RTL_PKG} ${TPU_RTL_ISA_PKG} ${TPU_RTL_DIR}/ctrl/tpu_ctrl_perf.sv)

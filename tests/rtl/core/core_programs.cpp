@@ -164,7 +164,7 @@ void LoadDenseCase(const DenseCase& c, CoreHarness& h) {
   h.host().Write(c.param_host, c.param_image);
   h.host().Write(c.x_host, c.x_image);
   const int64_t n = h.config().limits.n;
-  h.host().Fill(c.y_host, (c.n_out + n - 1) / n * n * c.m, 0xa5);
+  h.host().Write(c.y_host, std::vector<uint8_t>((c.n_out + n - 1) / n * n * c.m, 0xa5));
 }
 
 golden::Tensor<int8_t> ReadDenseResult(const DenseCase& c, CoreHarness& h) {

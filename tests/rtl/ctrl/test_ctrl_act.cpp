@@ -286,8 +286,7 @@ class ActUnitTest : public ::testing::TestWithParam<Variant> {
     e.first_read = exp_reads_.size();
     e.first_write = exp_writes_.size();
     for (uint32_t r = 0; r < a.rows; ++r) exp_reads_.push_back(a.acc + r);
-    const std::vector<int8_t> out =
-        ActivateReference(a, params_[a.param_set], lut_, env.acc, n_);
+    const std::vector<int8_t> out = ActivateReference(a, params_[a.param_set], lut_, env.acc, n_);
     const int64_t out_rows = ActivateOutRows(a);
     ASSERT_EQ(int64_t(out.size()), out_rows * n_);
     for (int64_t k = 0; k < out_rows; ++k) {
@@ -429,10 +428,11 @@ TEST_P(ActUnitTest, RandomPrograms) {
     }
     env.RunUntilDrained(400000);
     Verify(env);
-    std::printf("[ program  ] %d, stall level %d: %zu ACTIVATEs, %zu rows read, %zu written, "
-                "%llu cycles\n",
-                prog, level, exp_.size(), exp_reads_.size(), exp_writes_.size(),
-                static_cast<unsigned long long>(env.cycle()));
+    std::printf(
+        "[ program  ] %d, stall level %d: %zu ACTIVATEs, %zu rows read, %zu written, "
+        "%llu cycles\n",
+        prog, level, exp_.size(), exp_reads_.size(), exp_writes_.size(),
+        static_cast<unsigned long long>(env.cycle()));
     if (HasFailure()) return;
   }
 }
@@ -633,7 +633,7 @@ TEST_P(ActUnitTest, TableRowsWaitForTheRun) {
   a.wait = kParamsIn | kLutIn;
   Activate(env, a);
   while (env.log().acc_reads.empty()) env.Step();  // running
-  LoadLut(env, RandomLut(), 0, kLutIn);  // not ordered against the run: must wait for it
+  LoadLut(env, RandomLut(), 0, kLutIn);            // not ordered against the run: must wait for it
   isa::Activate b = a;
   Place(&b);
   b.wait = kLutIn;

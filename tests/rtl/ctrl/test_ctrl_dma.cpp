@@ -137,9 +137,19 @@ class CtrlDmaTest : public ::testing::TestWithParam<Variant> {
     ApplyDma(in, n_, &want_);
   }
 
+  // Steps until pred() holds (checked before each step); false after max_cycles.
+  template <typename Pred>
+  bool StepUntil(Pred pred, int max_cycles = 10000) {
+    for (int i = 0; i < max_cycles; ++i) {
+      if (pred()) return true;
+      env_->Step();
+    }
+    return pred();
+  }
+
   // Runs what is queued to the end and checks it: memory images, then the traffic of every
   // instruction pushed since the last call (all of them complete with a give).
-  void RunAndCheck(int max_cycles = 2000000) {
+  void RunAndCheck(int max_cycles = 200000) {
     ASSERT_TRUE(env_->RunUntilIdle(max_cycles)) << "timeout at cycle " << env_->cycle();
     ExpectImages(env_->mem(), want_);
     CheckTraffic();
@@ -287,9 +297,9 @@ class CtrlDmaTest : public ::testing::TestWithParam<Variant> {
   uint64_t seed_ = 0;
   std::mt19937_64 rng_;
   DmaMemories want_;
-  std::vector<DmaInstr> prog_;                // pushed since the environment was made
+  std::vector<DmaInstr> prog_;                      // pushed since the environment was made
   size_t checked_ = 0, hr_ = 0, row_ = 0, ur_ = 0;  // checked so far: instructions, log entries
-  int64_t row_pulses_ = 0;                     // row_o pulses expected so far
+  int64_t row_pulses_ = 0;                          // row_o pulses expected so far
 };
 
 // ---- Realignment: every length, host offset and destination offset ----
@@ -393,8 +403,8 @@ TEST_P(CtrlDmaTest, Throughput) {
   wr.ub = 7;
   wr.length = kLarge;
   wr.host = 20000 + 5;
-  for (const Case& c : {Case{"READ_HOST ub", rd_ub}, Case{"READ_HOST dram", rd_dram},
-                        Case{"WRITE_HOST", wr}}) {
+  for (const Case& c :
+       {Case{"READ_HOST ub", rd_ub}, Case{"READ_HOST dram", rd_dram}, Case{"WRITE_HOST", wr}}) {
     Push(c.in);
     const uint64_t start = env_->cycle();
     ASSERT_TRUE(env_->RunUntilIdle(100000));
@@ -420,11 +430,12 @@ TEST_P(CtrlDmaTest, Throughput) {
         peak = std::max(peak, cur);
       }
     }
-    std::printf("[ info     ] N=%d %s of %u bytes: %lld beats in, %lld out, %llu cycles "
-                "(%.3f beats/cycle), up to %lld host reads outstanding\n",
-                n_, c.what, c.in.length, static_cast<long long>(in), static_cast<long long>(out),
-                static_cast<unsigned long long>(cycles),
-                double(std::max(in, out)) / double(cycles), static_cast<long long>(peak));
+    std::printf(
+        "[ info     ] N=%d %s of %u bytes: %lld beats in, %lld out, %llu cycles "
+        "(%.3f beats/cycle), up to %lld host reads outstanding\n",
+        n_, c.what, c.in.length, static_cast<long long>(in), static_cast<long long>(out),
+        static_cast<unsigned long long>(cycles), double(std::max(in, out)) / double(cycles),
+        static_cast<long long>(peak));
     // Pop, take, latency (8 host / 1 UB), output register, give.
     EXPECT_LE(int64_t(cycles), std::max(in, out) + (c.in.write ? 6 : 13)) << c.what;
     if (!c.in.write) {
@@ -446,7 +457,7 @@ TEST_P(CtrlDmaTest, WaitAndSignalTokens) {
   rd.dest = 77;
   rd.length = 5 * n_ + 3;
   rd.host = 1234;
-  rd.wait = 0x24;   // t2, t5
+  rd.wait = 0x24;    // t2, t5
   rd.signal = 0x42;  // t1, t6
   Push(rd);
   DmaInstr wr;
@@ -501,7 +512,7 @@ TEST_P(CtrlDmaTest, AbortWhileWaiting) {
   c.wait = 0;
   env_->Push(b);  // neither runs: not in the expected image
   env_->Push(c);
-  while (log.pops.empty()) env_->Step();
+  ASSERT_TRUE(StepUntil([&] { return !log.pops.empty(); }));
   for (int i = 0; i < 10; ++i) env_->Step();
   dut_->Eval();
   ASSERT_TRUE(dut_->take_valid());
@@ -539,14 +550,14 @@ TEST_P(CtrlDmaTest, AbortWhileRunning) {
   DmaInstr c = a;
   c.dest = 9000;
   env_->Push(c);  // never runs: not in the expected image
-  while (log.takes.empty()) env_->Step();
+  ASSERT_TRUE(StepUntil([&] { return !log.takes.empty(); }));
   for (int i = 0; i < 5; ++i) env_->Step();
   env_->SetAbort(true);
   ASSERT_TRUE(log.gives.empty());
-  for (int i = 0; i < 5000 && !(log.gives.size() == 1 && dut_->idle()); ++i) {
-    env_->Step();
+  ASSERT_TRUE(StepUntil([&] {
     dut_->Eval();
-  }
+    return log.gives.size() == 1 && dut_->idle();
+  }));
   for (int i = 0; i < 20; ++i) env_->Step();
   ExpectImages(env_->mem(), want_);
   CheckTraffic();
@@ -683,7 +694,7 @@ TEST_P(CtrlDmaTest, StatusOutputs) {
   rd.length = 30 * n_;
   rd.host = 100;
   Push(rd);
-  while (log.takes.empty()) env_->Step();
+  ASSERT_TRUE(StepUntil([&] { return !log.takes.empty(); }));
   // Host requests refused: a stall every cycle.
   env_->config().hm_req_ready = 0.0;
   uint64_t s0 = log.stall;
@@ -708,6 +719,18 @@ TEST_P(CtrlDmaTest, StatusOutputs) {
   EXPECT_LE(log.stall - s0, 2u);
   EXPECT_EQ(int64_t(log.row_pulses), DmaRowsOut(rd, n_));
 
+  // Host latency 20, every port ready: the unit waits for the first response (19 stall
+  // cycles or more after the first request), then beats flow without a stall.
+  env_->config().hm_lat_min = env_->config().hm_lat_max = 20;
+  DmaInstr rd2 = rd;
+  rd2.dest = 500;
+  Push(rd2);
+  s0 = log.stall;
+  RunAndCheck();
+  EXPECT_GE(log.stall - s0, 19u);
+  EXPECT_LE(log.stall - s0, 21u);
+  env_->config().hm_lat_min = env_->config().hm_lat_max = 1;
+
   // WRITE_HOST: row_o per UB row read; stall_o while a write beat waits for the host.
   DmaInstr wr;
   wr.write = true;
@@ -715,7 +738,8 @@ TEST_P(CtrlDmaTest, StatusOutputs) {
   wr.length = 10 * n_ + 1;
   wr.host = 777;
   Push(wr);
-  while (log.takes.size() < 2) env_->Step();
+  const size_t takes = log.takes.size();
+  ASSERT_TRUE(StepUntil([&] { return log.takes.size() > takes; }));
   for (int i = 0; i < 3; ++i) env_->Step();
   env_->config().hm_req_ready = 0.0;
   s0 = log.stall;
@@ -723,7 +747,7 @@ TEST_P(CtrlDmaTest, StatusOutputs) {
   EXPECT_EQ(log.stall - s0, 10u);
   env_->config().hm_req_ready = 1.0;
   RunAndCheck();
-  EXPECT_EQ(int64_t(log.row_pulses), DmaRowsOut(rd, n_) + DmaBeatsIn(wr, n_));
+  EXPECT_EQ(int64_t(log.row_pulses), 2 * DmaRowsOut(rd, n_) + DmaBeatsIn(wr, n_));
   EXPECT_EQ(log.blocked, 0u);
   dut_->Eval();
   EXPECT_TRUE(dut_->idle());

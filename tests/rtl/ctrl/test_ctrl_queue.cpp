@@ -1,11 +1,11 @@
 // The per-unit instruction queue tpu_ctrl_queue (docs/controller.md) against a std::deque, at
-// the controller's configuration (Width=160, Depth=4) and a narrow one at the minimum depth
-// (Width=17, Depth=2). Every cycle, before the edge, the outputs are checked against the model:
-// out_valid/empty/count from the entries held, out_data is the oldest entry, in_ready is
-// "not full, or a pop this cycle". An entry pushed at edge t is at the head after edge t and
-// not before (no bypass); clear_i drops every entry, including the one offered in its cycle.
-// Random traffic prints its seed; set TPU_SEED to rerun with another base seed, TPU_TRACE=1 to
-// dump waveforms.
+// the controller's configuration (Width=160, Depth=4), a narrow one at the minimum depth
+// (Width=17, Depth=2) and one whose depth is not a power of two (Width=33, Depth=3). Every
+// cycle, before the edge, the outputs are checked against the model: out_valid/empty/count
+// from the entries held, out_data is the oldest entry, in_ready is "not full, or a pop this
+// cycle". An entry pushed at edge t is at the head after edge t and not before (no bypass);
+// clear_i drops every entry, including the one offered in its cycle. Random traffic prints
+// its seed; set TPU_SEED to rerun with another base seed, TPU_TRACE=1 to dump waveforms.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -31,6 +31,7 @@ struct Variant {
 const Variant kVariants[] = {
     {"W160D4", &MakeQueueHarness<160, 4>},
     {"W17D2", &MakeQueueHarness<17, 2>},
+    {"W33D3", &MakeQueueHarness<33, 3>},
 };
 
 // The inputs of one cycle.
@@ -45,12 +46,12 @@ struct CycleIn {
 struct Coverage {
   int pushes = 0;
   int pops = 0;
-  int push_into_empty = 0;     // the pushed entry must not be visible before the edge
-  int full_push_pop = 0;       // push and pop in one cycle while full
-  int full_stalls = 0;         // in_valid while full and no pop: not taken
-  int clears_nonempty = 0;     // clear while holding entries
-  int clears_with_push = 0;    // clear while in_valid && in_ready: the entry is dropped
-  int resets_nonempty = 0;     // reset while holding entries
+  int push_into_empty = 0;   // the pushed entry must not be visible before the edge
+  int full_push_pop = 0;     // push and pop in one cycle while full
+  int full_stalls = 0;       // in_valid while full and no pop: not taken
+  int clears_nonempty = 0;   // clear while holding entries
+  int clears_with_push = 0;  // clear while in_valid && in_ready: the entry is dropped
+  int resets_nonempty = 0;   // reset while holding entries
 };
 
 uint64_t BaseSeed() {
@@ -93,7 +94,8 @@ class CtrlQueueTest : public ::testing::TestWithParam<Variant> {
 
   // One cycle: apply the inputs, check every output before the edge, clock DUT and model.
   void Step(const CycleIn& in) {
-    dut_->SetIn(in.in_valid, in.data.empty() ? Zero() : in.data);
+    const QueueEntry data = in.data.empty() ? Zero() : in.data;
+    dut_->SetIn(in.in_valid, data);
     dut_->SetOutReady(in.out_ready);
     dut_->SetClear(in.clear);
     dut_->Eval();
@@ -114,7 +116,7 @@ class CtrlQueueTest : public ::testing::TestWithParam<Variant> {
       model_.clear();
     } else {
       if (pop) model_.pop_front();
-      if (push) model_.push_back(in.data);
+      if (push) model_.push_back(data);
     }
     dut_->Tick();
     ++cycle_;
