@@ -7,15 +7,14 @@ uint64_t SliceAddress(uint64_t base, const LayerPlan& plan, int64_t slice, int64
   return base + static_cast<uint64_t>((slice * plan.m + row) * plan.n);
 }
 
-// READ_HOSTs of chunk i's input slices into its buffer; the first waits `wait`, the last
-// signals kTokInput.
+// One READ_HOST of chunk i's input block (dense_images.h: the chunk's K-tile slices, each
+// chunk_rows rows, the last chunk padded) into its buffer, whose slices lie chunk_rows apart
+// too. It waits `wait` and signals kTokInput. One instruction per chunk keeps the dispatcher
+// from stalling behind a DMA queue full of small transfers while the MXU runs dry.
 void EmitLoadChunk(const LayerPlan& plan, int64_t i, uint8_t wait, ProgramBuilder& builder) {
-  const int64_t rows = plan.ChunkRows(i);
-  for (int64_t k = 0; k < plan.k_tiles; ++k) {
-    builder.ReadHost(isa::Target::kUb, SliceAddress(plan.x_host, plan, k, plan.ChunkBegin(i)),
-                     plan.InRow(i, k), rows * plan.n, k == 0 ? wait : 0,
-                     k == plan.k_tiles - 1 ? kTokInput : 0);
-  }
+  const int64_t block = plan.k_tiles * plan.chunk_rows * plan.n;
+  builder.ReadHost(isa::Target::kUb, plan.x_host + static_cast<uint64_t>(i * block),
+                   plan.InRow(i, 0), block, wait, kTokInput);
 }
 
 void EmitReadWeights(const LayerPlan& plan, int64_t s, uint8_t wait, ProgramBuilder& builder) {

@@ -60,14 +60,17 @@ std::vector<uint8_t> ParamSetImage(const DenseLayer& layer, int64_t n) {
   return image;
 }
 
-std::vector<uint8_t> SliceImage(const golden::Tensor<int8_t>& x, int64_t n) {
+std::vector<uint8_t> SliceImage(const golden::Tensor<int8_t>& x, int64_t n, int64_t block_rows) {
   const int64_t m = x.shape[0];
   const int64_t k = x.shape[1];
   const int64_t k_tiles = CeilDiv(k, n);
-  std::vector<uint8_t> image(static_cast<std::size_t>(k_tiles * m * n), 0);
+  const int64_t rows = block_rows > 0 ? block_rows : m;
+  const int64_t blocks = rows > 0 ? CeilDiv(m, rows) : 0;
+  std::vector<uint8_t> image(static_cast<std::size_t>(blocks * k_tiles * rows * n), 0);
   for (int64_t row = 0; row < m; ++row) {
+    const int64_t block = row / rows, in_block = row % rows;
     for (int64_t col = 0; col < k; ++col) {
-      const int64_t at = ((col / n) * m + row) * n + col % n;
+      const int64_t at = ((block * k_tiles + col / n) * rows + in_block) * n + col % n;
       image[static_cast<std::size_t>(at)] =
           static_cast<uint8_t>(x.data[static_cast<std::size_t>(row * k + col)]);
     }

@@ -29,7 +29,13 @@ std::vector<uint8_t> ParamSetImage(const DenseLayer& layer, int64_t n);
 // An (M, K) int8 matrix as UB rows: K-tile slices, slice k holding M rows of N bytes,
 // row m at (k * M + m) * N = x[m][k*N + c], zero padded. ceil(K/N) * M * N bytes. The same
 // layout holds a layer's (M, Nout) output (slices = output tiles).
-std::vector<uint8_t> SliceImage(const golden::Tensor<int8_t>& x, int64_t n);
+//
+// With block_rows > 0 the rows come in blocks of block_rows (the chunks of a streamed input):
+// block b holds the K-tile slices of rows [b * block_rows, (b + 1) * block_rows), slice k at
+// (b * k_tiles + k) * block_rows rows, the last block zero padded to block_rows, so that one
+// READ_HOST moves a whole chunk into its UB buffer.
+std::vector<uint8_t> SliceImage(const golden::Tensor<int8_t>& x, int64_t n,
+                                int64_t block_rows = 0);
 
 }  // namespace tpu::runtime
 

@@ -1,14 +1,16 @@
 `include "tpu_assert.svh"
 
-// Unified buffer: Depth rows of N int8, one memory (tpu_mem_1r1w, one write and one read port)
-// shared by four valid/ready ports: DMA write (with a byte mask), activation write (full rows),
-// DMA read and MXU read.
+// Unified buffer: Depth rows of N int8 in two banks (even rows, odd rows), each a memory with
+// one write and one read port (tpu_mem_1r1w), shared by four valid/ready ports: DMA write (with
+// a byte mask), activation write (full rows), DMA read and MXU read.
 //
-// Arbitration. The two writers share the write port and the two readers the read port, one row
-// per cycle each. Each pair is round-robin: when both ports of a pair want the memory in the
-// same cycle, the one that lost the previous contest wins (readers start with the MXU first,
+// Arbitration. The two writers share the banks' write ports and the two readers their read
+// ports, one row per cycle each. Ports of a pair that address different banks both proceed, so
+// two readers streaming consecutive rows (the MXU's MATMUL and the DMA's WRITE_HOST) settle
+// into opposite banks and both run at one row per cycle. On the same bank the pair is
+// round-robin: the one that lost the previous contest wins (readers start with the MXU first,
 // writers with the DMA), so neither waits more than one contested cycle in a row; a port alone
-// gets every cycle, which lets the MXU read one row per cycle. A reader competes only while its
+// gets every cycle. A reader competes only while its
 // response buffer has room (tpu_resp_buf, two rows), so a reader that stalls its responses never
 // blocks the other one.
 //
@@ -58,29 +60,53 @@ module tpu_ub #(
 );
 
   // ---------------------------------------------------------------------------------------
-  // Arbitration
+  // Arbitration, per bank: bank b holds the rows whose address is b modulo 2, at row
+  // address / 2. Two ports of a pair that want different banks both proceed; on the same bank
+  // the pair is round-robin.
   // ---------------------------------------------------------------------------------------
-  logic wr_prio_act_q, wr_prio_act_d;  // contested write cycle: activation wins
-  logic rd_prio_mxu_q, rd_prio_mxu_d;  // contested read cycle: MXU wins
+  localparam int unsigned BankDepth0 = (Depth + 1) / 2;  // rows 0, 2, 4, ...
+  localparam int unsigned BankDepth1 = Depth / 2;        // rows 1, 3, 5, ...
+  localparam int unsigned BankAw     = (AddrWidth > 1) ? AddrWidth - 1 : 1;
+
+  logic wr_prio_act_q, wr_prio_act_d;  // contested write: activation wins
+  logic rd_prio_mxu_q, rd_prio_mxu_d;  // contested read: MXU wins
   logic dma_room, mxu_room, dma_rd_want, mxu_rd_want;
   logic dma_wr_fire, act_wr_fire, dma_rd_fire, mxu_rd_fire;
+  logic wr_clash, rd_clash;            // both ports of a pair want the same bank
+
+  // Which bank each port addresses, and where in it.
+  logic             dma_wr_bank, act_wr_bank, dma_rd_bank, mxu_rd_bank;
+  logic [BankAw-1:0] dma_wr_row, act_wr_row, dma_rd_row, mxu_rd_row;
 
   always_comb begin
-    // Writers: ready whenever the other writer does not take the port.
-    dma_wr_ready_o = !(act_wr_valid_i && wr_prio_act_q);
-    act_wr_ready_o = !(dma_wr_valid_i && !wr_prio_act_q);
+    dma_wr_bank = dma_wr_addr_i[0];
+    act_wr_bank = act_wr_addr_i[0];
+    dma_rd_bank = dma_rd_req_addr_i[0];
+    mxu_rd_bank = mxu_rd_req_addr_i[0];
+    dma_wr_row  = BankAw'(dma_wr_addr_i >> 1);
+    act_wr_row  = BankAw'(act_wr_addr_i >> 1);
+    dma_rd_row  = BankAw'(dma_rd_req_addr_i >> 1);
+    mxu_rd_row  = BankAw'(mxu_rd_req_addr_i >> 1);
+  end
+
+  always_comb begin
+    // Writers: ready unless the other writer takes the same bank this cycle.
+    wr_clash       = dma_wr_valid_i && act_wr_valid_i && dma_wr_bank == act_wr_bank;
+    dma_wr_ready_o = !(wr_clash && wr_prio_act_q);
+    act_wr_ready_o = !(wr_clash && !wr_prio_act_q);
     dma_wr_fire    = dma_wr_valid_i && dma_wr_ready_o;
     act_wr_fire    = act_wr_valid_i && act_wr_ready_o;
-    wr_prio_act_d  = (dma_wr_valid_i && act_wr_valid_i) ? !wr_prio_act_q : wr_prio_act_q;
+    wr_prio_act_d  = wr_clash ? !wr_prio_act_q : wr_prio_act_q;
 
     // Readers: a reader competes only while its response buffer has room.
     dma_rd_want        = dma_rd_req_valid_i && dma_room;
     mxu_rd_want        = mxu_rd_req_valid_i && mxu_room;
-    dma_rd_req_ready_o = dma_room && !(mxu_rd_want && rd_prio_mxu_q);
-    mxu_rd_req_ready_o = mxu_room && !(dma_rd_want && !rd_prio_mxu_q);
+    rd_clash           = dma_rd_want && mxu_rd_want && dma_rd_bank == mxu_rd_bank;
+    dma_rd_req_ready_o = dma_room && !(rd_clash && rd_prio_mxu_q);
+    mxu_rd_req_ready_o = mxu_room && !(rd_clash && !rd_prio_mxu_q);
     dma_rd_fire        = dma_rd_req_valid_i && dma_rd_req_ready_o;
     mxu_rd_fire        = mxu_rd_req_valid_i && mxu_rd_req_ready_o;
-    rd_prio_mxu_d      = (dma_rd_want && mxu_rd_want) ? !rd_prio_mxu_q : rd_prio_mxu_q;
+    rd_prio_mxu_d      = rd_clash ? !rd_prio_mxu_q : rd_prio_mxu_q;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -94,74 +120,86 @@ module tpu_ub #(
   end
 
   // ---------------------------------------------------------------------------------------
-  // Memory
+  // Banks, each a 1W1R memory with its read stage: the memory returns the row as it was before
+  // the edge that read it; bytes written at that same edge are bypassed in, so the read sees
+  // the write of its own cycle.
   // ---------------------------------------------------------------------------------------
-  logic                 mem_we, mem_re;
-  logic [AddrWidth-1:0] mem_waddr, mem_raddr;
-  logic [N-1:0]         mem_wmask;
-  logic [RowWidth-1:0]  mem_wdata, mem_rdata;
+  logic                rd_valid_q [2];   // bank b returns a row this cycle
+  logic                rd_mxu_q [2];     // ... for the MXU (else for the DMA)
+  logic [RowWidth-1:0] rd_row [2];       // ... this row
 
-  always_comb begin
-    mem_we    = dma_wr_fire || act_wr_fire;
-    mem_waddr = act_wr_fire ? act_wr_addr_i : dma_wr_addr_i;
-    mem_wmask = act_wr_fire ? {N{1'b1}} : dma_wr_mask_i;
-    mem_wdata = act_wr_fire ? act_wr_data_i : dma_wr_data_i;
-    mem_re    = dma_rd_fire || mxu_rd_fire;
-    mem_raddr = mxu_rd_fire ? mxu_rd_req_addr_i : dma_rd_req_addr_i;
-  end
+  for (genvar b = 0; b < 2; b++) begin : g_bank
+    localparam int unsigned BankDepth = (b == 0) ? BankDepth0 : BankDepth1;
 
-  tpu_mem_1r1w #(
-    .Lanes    (N),
-    .LaneWidth(8),
-    .Depth    (Depth)
-  ) u_mem (
-    .clk_i  (clk_i),
-    .rst_ni (rst_ni),
-    .we_i   (mem_we),
-    .waddr_i(mem_waddr),
-    .wmask_i(mem_wmask),
-    .wdata_i(mem_wdata),
-    .re_i   (mem_re),
-    .raddr_i(mem_raddr),
-    .rdata_o(mem_rdata)
-  );
+    logic                 we, re, byp_hit, rd_valid_d, rd_mxu_d;
+    logic [BankAw-1:0]    waddr, raddr;
+    logic [N-1:0]         wmask, byp_mask_d, byp_mask_q;
+    logic [RowWidth-1:0]  wdata, rdata, byp_data_q;
+    logic                 dma_wr_here, act_wr_here, dma_rd_here, mxu_rd_here;
 
-  // ---------------------------------------------------------------------------------------
-  // Read stage: the memory returns the row as it was before the edge that read it; bytes
-  // written at that same edge are bypassed in, so the read sees the write of its own cycle.
-  // ---------------------------------------------------------------------------------------
-  logic                rd_valid_q, rd_valid_d;    // a row arrives from the memory this cycle
-  logic                rd_mxu_q, rd_mxu_d;        // ... for the MXU (else for the DMA)
-  logic [N-1:0]        byp_mask_q, byp_mask_d;    // bytes written at the edge that read it
-  logic [RowWidth-1:0] byp_data_q;                // ... and their values
-  logic                byp_hit;
-  logic [RowWidth-1:0] rd_row;
+    always_comb begin
+      dma_wr_here = dma_wr_fire && dma_wr_bank == 1'(b);
+      act_wr_here = act_wr_fire && act_wr_bank == 1'(b);
+      dma_rd_here = dma_rd_fire && dma_rd_bank == 1'(b);
+      mxu_rd_here = mxu_rd_fire && mxu_rd_bank == 1'(b);
+      we          = dma_wr_here || act_wr_here;
+      waddr       = act_wr_here ? act_wr_row : dma_wr_row;
+      wmask       = act_wr_here ? {N{1'b1}} : dma_wr_mask_i;
+      wdata       = act_wr_here ? act_wr_data_i : dma_wr_data_i;
+      re          = dma_rd_here || mxu_rd_here;
+      raddr       = mxu_rd_here ? mxu_rd_row : dma_rd_row;
+      byp_hit     = re && we && waddr == raddr && 32'(waddr) < BankDepth;
+      rd_valid_d  = re;
+      rd_mxu_d    = mxu_rd_here;
+      byp_mask_d  = byp_hit ? wmask : '0;
+      for (int i = 0; i < N; i++) begin
+        rd_row[b][i*8 +: 8] = byp_mask_q[i] ? byp_data_q[i*8 +: 8] : rdata[i*8 +: 8];
+      end
+    end
 
-  always_comb begin
-    byp_hit    = mem_re && mem_we && mem_waddr == mem_raddr && 32'(mem_waddr) < Depth;
-    rd_valid_d = mem_re;
-    rd_mxu_d   = mxu_rd_fire;
-    byp_mask_d = byp_hit ? mem_wmask : '0;
-    for (int i = 0; i < N; i++) begin
-      rd_row[i*8 +: 8] = byp_mask_q[i] ? byp_data_q[i*8 +: 8] : mem_rdata[i*8 +: 8];
+    tpu_mem_1r1w #(
+      .Lanes    (N),
+      .LaneWidth(8),
+      .Depth    (BankDepth)
+    ) u_mem (
+      .clk_i  (clk_i),
+      .rst_ni (rst_ni),
+      .we_i   (we),
+      .waddr_i(waddr[((BankDepth > 1) ? $clog2(BankDepth) : 1)-1:0]),
+      .wmask_i(wmask),
+      .wdata_i(wdata),
+      .re_i   (re),
+      .raddr_i(raddr[((BankDepth > 1) ? $clog2(BankDepth) : 1)-1:0]),
+      .rdata_o(rdata)
+    );
+
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        rd_valid_q[b] <= 1'b0;
+        rd_mxu_q[b]   <= 1'b0;
+        byp_mask_q    <= '0;
+      end else begin
+        rd_valid_q[b] <= rd_valid_d;
+        rd_mxu_q[b]   <= rd_mxu_d;
+        byp_mask_q    <= byp_mask_d;
+      end
+    end
+
+    // Bypassed data: loaded only on a hit (no reset needed, the mask guards it).
+    always_ff @(posedge clk_i) begin
+      if (byp_hit) byp_data_q <= wdata;
     end
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      rd_valid_q <= 1'b0;
-      rd_mxu_q   <= 1'b0;
-      byp_mask_q <= '0;
-    end else begin
-      rd_valid_q <= rd_valid_d;
-      rd_mxu_q   <= rd_mxu_d;
-      byp_mask_q <= byp_mask_d;
-    end
-  end
+  // Each reader gets at most one row per cycle, from the bank it read.
+  logic                dma_push, mxu_push;
+  logic [RowWidth-1:0] dma_push_row, mxu_push_row;
 
-  // Bypassed data: loaded only on a hit (no reset needed, the mask guards it).
-  always_ff @(posedge clk_i) begin
-    if (byp_hit) byp_data_q <= mem_wdata;
+  always_comb begin
+    mxu_push     = (rd_valid_q[0] && rd_mxu_q[0]) || (rd_valid_q[1] && rd_mxu_q[1]);
+    dma_push     = (rd_valid_q[0] && !rd_mxu_q[0]) || (rd_valid_q[1] && !rd_mxu_q[1]);
+    mxu_push_row = (rd_valid_q[1] && rd_mxu_q[1]) ? rd_row[1] : rd_row[0];
+    dma_push_row = (rd_valid_q[1] && !rd_mxu_q[1]) ? rd_row[1] : rd_row[0];
   end
 
   // ---------------------------------------------------------------------------------------
@@ -177,8 +215,8 @@ module tpu_ub #(
     .rst_ni     (rst_ni),
     .room_o     (dma_room),
     .reserve_i  (dma_rd_fire),
-    .push_i     (rd_valid_q && !rd_mxu_q),
-    .push_data_i(rd_row),
+    .push_i     (dma_push),
+    .push_data_i(dma_push_row),
     .rsp_valid_o(dma_rd_rsp_valid_o),
     .rsp_ready_i(dma_rd_rsp_ready_i),
     .rsp_data_o (dma_rd_rsp_data_o),
@@ -193,8 +231,8 @@ module tpu_ub #(
     .rst_ni     (rst_ni),
     .room_o     (mxu_room),
     .reserve_i  (mxu_rd_fire),
-    .push_i     (rd_valid_q && rd_mxu_q),
-    .push_data_i(rd_row),
+    .push_i     (mxu_push),
+    .push_data_i(mxu_push_row),
     .rsp_valid_o(mxu_rd_rsp_valid_o),
     .rsp_ready_i(mxu_rd_rsp_ready_i),
     .rsp_data_o (mxu_rd_rsp_data_o),
@@ -206,15 +244,17 @@ module tpu_ub #(
   // ---------------------------------------------------------------------------------------
   // Assertions
   // ---------------------------------------------------------------------------------------
-  `TPU_ASSERT_INIT(DepthNonZero, Depth > 0)
+  `TPU_ASSERT_INIT(DepthAtLeastTwo, Depth >= 2)
   `TPU_ASSERT(DmaWrAddrInRange, !dma_wr_valid_i || 32'(dma_wr_addr_i) < Depth, clk_i, rst_ni)
   `TPU_ASSERT(ActWrAddrInRange, !act_wr_valid_i || 32'(act_wr_addr_i) < Depth, clk_i, rst_ni)
   `TPU_ASSERT(DmaRdAddrInRange, !dma_rd_req_valid_i || 32'(dma_rd_req_addr_i) < Depth,
               clk_i, rst_ni)
   `TPU_ASSERT(MxuRdAddrInRange, !mxu_rd_req_valid_i || 32'(mxu_rd_req_addr_i) < Depth,
               clk_i, rst_ni)
-  `TPU_ASSERT(OneWritePerCycle, !(dma_wr_fire && act_wr_fire), clk_i, rst_ni)
-  `TPU_ASSERT(OneReadPerCycle, !(dma_rd_fire && mxu_rd_fire), clk_i, rst_ni)
+  `TPU_ASSERT(OneWritePerBank, !(dma_wr_fire && act_wr_fire && dma_wr_bank == act_wr_bank),
+              clk_i, rst_ni)
+  `TPU_ASSERT(OneReadPerBank, !(dma_rd_fire && mxu_rd_fire && dma_rd_bank == mxu_rd_bank),
+              clk_i, rst_ni)
   `TPU_ASSERT(NoXOnValids, !$isunknown({dma_wr_valid_i, act_wr_valid_i, dma_rd_req_valid_i,
               mxu_rd_req_valid_i, dma_rd_rsp_ready_i, mxu_rd_rsp_ready_i}), clk_i, rst_ni)
 

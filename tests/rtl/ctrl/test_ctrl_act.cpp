@@ -348,6 +348,16 @@ class ActUnitTest : public ::testing::TestWithParam<Variant> {
     EXPECT_EQ(env.tokens, exp_tokens_);
   }
 
+  // Steps until `done` holds, at most `max_cycles`; false if it never did.
+  static bool RunUntil(ActUnitEnv& env, const std::function<bool()>& done,
+                       uint64_t max_cycles = 10000) {
+    for (uint64_t i = 0; i < max_cycles; ++i) {
+      if (done()) return true;
+      env.Step();
+    }
+    return done();
+  }
+
   ActEnvConfig Stalls(int level) {
     ActEnvConfig c;
     c.seed = seed_ + 17;
@@ -608,7 +618,7 @@ TEST_P(ActUnitTest, AbortWhileRunningFinishes) {
   b.wait = 0;
   const isa::Words w = isa::Encode(isa::Instr{b});
   env.PushInstr(ActWords{w[0], w[1], w[2], w[3]});
-  while (env.log().ub_writes.empty()) env.Step();  // running
+  ASSERT_TRUE(RunUntil(env, [&env] { return !env.log().ub_writes.empty(); })) << "never ran";
   env.SetAbort(true);
   env.Run(1000);
   EXPECT_EQ(env.queued(), 1u) << "popped during abort";
@@ -632,7 +642,7 @@ TEST_P(ActUnitTest, TableRowsWaitForTheRun) {
   Place(&a);
   a.wait = kParamsIn | kLutIn;
   Activate(env, a);
-  while (env.log().acc_reads.empty()) env.Step();  // running
+  ASSERT_TRUE(RunUntil(env, [&env] { return !env.log().acc_reads.empty(); })) << "never ran";
   LoadLut(env, RandomLut(), 0, kLutIn);            // not ordered against the run: must wait for it
   isa::Activate b = a;
   Place(&b);
