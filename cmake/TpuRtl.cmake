@@ -17,6 +17,12 @@ tpu_rtl_block(TPU_RTL_ACC acc)      # accumulators
 tpu_rtl_block(TPU_RTL_WFIFO wfifo)  # weight FIFO
 tpu_rtl_block(TPU_RTL_ACT act)      # activation pipeline: bias, requantization, function, pooling
 tpu_rtl_block(TPU_RTL_CTRL ctrl)    # controller: instruction check, tokens, unit sequencers
+tpu_rtl_block(TPU_RTL_HOST_IF host_if)  # PCIe endpoint application side: registers, DMA, ring
+
+# tpu_core (rtl/tpu_core.sv) and every block it instantiates (the ISA package is added by
+# cmake/TpuIsa.cmake, which defines TPU_RTL_ISA_PKG).
+set(TPU_RTL_CORE ${TPU_RTL_MXU} ${TPU_RTL_UB} ${TPU_RTL_ACC} ${TPU_RTL_WFIFO} ${TPU_RTL_ACT}
+    ${TPU_RTL_CTRL} ${TPU_RTL_DIR}/tpu_core.sv)
 
 # Every RTL file of the project, package first: the lint tests check each module in it.
 file(GLOB_RECURSE TPU_RTL_ALL CONFIGURE_DEPENDS ${TPU_RTL_DIR}/*.sv)

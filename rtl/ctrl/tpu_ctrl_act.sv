@@ -386,13 +386,13 @@ module tpu_ctrl_act #(
   // ---------------------------------------------------------------------------------------
   // Parameter memory and the bias / multiplier / shift registers
   // ---------------------------------------------------------------------------------------
-  logic [8*N-1:0] pmem_q [ParamRows];  // the array: no reset, one process writes it
-  logic           param_wr_in_range;
+  logic [8*N-1:0]   pmem_q [ParamRows];  // the array: no reset, one process writes it
+  logic             param_wr_in_range;
+  logic [AwPar-1:0] param_wr_addr;
 
   assign param_wr_ready_o  = 1'b1;
   assign param_wr_in_range = param_wr_row_i < 30'(ParamRows);
-  logic [AwPar-1:0] param_wr_addr;
-  assign param_wr_addr = param_wr_row_i[AwPar-1:0];
+  assign param_wr_addr     = param_wr_row_i[AwPar-1:0];
 
   // Synchronous byte-masked write and synchronous read in one process: one inferred memory.
   always_ff @(posedge clk_i) begin

@@ -402,7 +402,7 @@ constexpr uint8_t kPhaseOut = isa::kTokensT2;  // unit -> writer: a phase's ACTI
 // the phase before, so that the load overlaps that phase's run) and, once the phase before is
 // done, a new table; the phase's ACTIVATEs (random configurations back to back) wait for both.
 TEST_P(ActUnitTest, RandomPrograms) {
-  for (int prog = 0; prog < 9; ++prog) {
+  for (int prog = 0; prog < 18; ++prog) {
     const int level = prog % 3;
     SCOPED_TRACE("program " + std::to_string(prog) + ", stall level " + std::to_string(level));
     h_->Reset();
