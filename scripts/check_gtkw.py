@@ -33,6 +33,10 @@ def layout_signals(gtkw):
         line = line.strip()
         if not line or line[0] in "[*@-":
             continue
+        if line.startswith("+{"):
+            # +{alias} name: a signal shown under another name.
+            wanted.append(line[line.index("}") + 1:].strip())
+            continue
         if line.startswith("#{"):
             # #{alias} (bit)name (bit)name ...: every referenced vector must exist.
             for ref in line[line.index("}") + 1:].split():
