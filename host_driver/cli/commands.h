@@ -1,5 +1,6 @@
 // Subcommands of the `tpu` tool. Each registers its options on the app and returns the
-// function that runs it (exit status: 0 ok, 1 result mismatch, 2 bad input).
+// function that runs it (exit status: 0 ok, 1 result mismatch, 2 bad input or unavailable
+// backend; runners may also throw std::exception, which main reports with exit status 2).
 #ifndef TPU_HOST_DRIVER_CLI_COMMANDS_H_
 #define TPU_HOST_DRIVER_CLI_COMMANDS_H_
 
@@ -7,12 +8,24 @@
 
 #include <functional>
 
+#include "layer_backend.h"
+
 namespace tpu::cli {
 
 using CommandRunner = std::function<int()>;
 
 // `tpu mxu`: a random int8 GEMM streamed through the Verilated MXU, checked bit for bit.
 CommandRunner AddMxuCommand(CLI::App& app);
+
+// `tpu dense`: a quantized dense layer from .npy files on --backend golden|rtl (docs/cli.md).
+// Layer commands take their backend from `make_backend` (tests substitute their own).
+CommandRunner AddDenseCommand(CLI::App& app, BackendFactory make_backend = MakeBackend);
+
+// `tpu gemm`: a seeded random int8 GEMM on --backend golden|rtl; prints a checksum.
+CommandRunner AddGemmCommand(CLI::App& app, BackendFactory make_backend = MakeBackend);
+
+// `tpu info`: the device configuration and which backends are available.
+CommandRunner AddInfoCommand(CLI::App& app);
 
 }  // namespace tpu::cli
 

@@ -48,6 +48,11 @@ void Report::Add(const std::string& key, const std::string& label, double value,
   entries_.push_back({key, label, text.str(), json.str(), unit});
 }
 
+void Report::AddNotAvailable(const std::string& key, const std::string& label,
+                             const std::string& why) {
+  entries_.push_back({key, label, "n/a (" + why + ")", "null", ""});
+}
+
 void Report::PrintText(std::ostream& out) const {
   size_t width = 0;
   for (const auto& e : entries_) width = std::max(width, e.label.size());

@@ -21,6 +21,9 @@ class Report {
            const std::string& unit = "");
   void Add(const std::string& key, const std::string& label, double value,
            const std::string& unit = "", int precision = 4);
+  // A figure this run cannot give (e.g. cycles on the golden backend): "n/a (why)" in text,
+  // null in JSON.
+  void AddNotAvailable(const std::string& key, const std::string& label, const std::string& why);
 
   void PrintText(std::ostream& out) const;
   void PrintJson(std::ostream& out) const;

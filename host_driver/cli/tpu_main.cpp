@@ -11,13 +11,16 @@ int main(int argc, char** argv) {
   CLI::App app{"tpu: run work on the open TPU's Verilated RTL, checked against the golden "
                "reference"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "tpu 0.1 (MXU demo)");
+  app.set_version_flag("--version", "tpu 0.2 (golden layers, MXU demo)");
 
   std::map<const CLI::App*, tpu::cli::CommandRunner> runners;
   auto add = [&](tpu::cli::CommandRunner runner) {
     runners[app.get_subcommands({}).back()] = std::move(runner);
   };
   add(tpu::cli::AddMxuCommand(app));
+  add(tpu::cli::AddDenseCommand(app));
+  add(tpu::cli::AddGemmCommand(app));
+  add(tpu::cli::AddInfoCommand(app));
 
   try {
     app.parse(argc, argv);

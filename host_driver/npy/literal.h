@@ -1,7 +1,7 @@
 // The subset of Python literal syntax that .npy headers are written in: a dict of strings,
 // integers, booleans, None, tuples and lists. Parsed without evaluating anything, with the
 // leniency numpy's own reader has (any whitespace, trailing commas, either quote character,
-// Python 2's `3L` integers).
+// Python 2's `3L` integers, comments).
 #ifndef TPU_NPY_LITERAL_H_
 #define TPU_NPY_LITERAL_H_
 

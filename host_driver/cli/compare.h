@@ -1,0 +1,72 @@
+// --check: a backend's result against the golden one, element by element.
+#ifndef TPU_HOST_DRIVER_CLI_COMPARE_H_
+#define TPU_HOST_DRIVER_CLI_COMPARE_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "golden/format.h"
+#include "golden/tensor.h"
+#include "report.h"
+
+namespace tpu::cli {
+
+struct Comparison {
+  bool same_shape = true;
+  std::size_t total = 0;       // elements compared
+  std::size_t mismatches = 0;  // elements that differ
+  std::size_t first = 0;       // row-major index of the first one
+  int64_t got = 0, want = 0;   // its two values
+
+  bool ok() const { return same_shape && mismatches == 0; }
+};
+
+template <typename T>
+Comparison Compare(const golden::Tensor<T>& got, const golden::Tensor<T>& want) {
+  Comparison c;
+  c.same_shape = got.shape == want.shape && got.data.size() == want.data.size();
+  if (!c.same_shape) return c;
+  c.total = want.data.size();
+  for (std::size_t i = 0; i < c.total; ++i) {
+    if (got.data[i] == want.data[i]) continue;
+    if (c.mismatches++ == 0) {
+      c.first = i;
+      c.got = got.data[i];
+      c.want = want.data[i];
+    }
+  }
+  return c;
+}
+
+// Adds the "check" line to the report and returns "" if `got` equals `want`, else the message
+// for stderr: the first differing (row, col) of the (rows, cols) result `name` and both values.
+template <typename T>
+std::string ReportCheck(Report& report, const std::string& backend, const std::string& name,
+                        const golden::Tensor<T>& got, const golden::Tensor<T>& want) {
+  const Comparison c = Compare(got, want);
+  const char* type = sizeof(T) == 1 ? "int8" : "int32";
+  if (!c.same_shape) {
+    report.Add("check", "check vs golden", "FAIL (shape differs)");
+    return "--check: " + backend + " result has shape " + golden::ShapeToString(got.shape) +
+           ", golden " + golden::ShapeToString(want.shape);
+  }
+  if (c.ok()) {
+    report.Add("check", "check vs golden",
+               "PASS (" + std::to_string(c.total) + " " + type + " results bit-exact)");
+    return "";
+  }
+  report.Add("check", "check vs golden",
+             "FAIL (" + std::to_string(c.mismatches) + " of " + std::to_string(c.total) +
+                 " results differ)");
+  const int64_t cols = want.shape.size() == 2 ? want.shape[1] : int64_t(c.total);
+  const int64_t row = int64_t(c.first) / cols, col = int64_t(c.first) % cols;
+  return "--check: first mismatch at " + name + "[" + std::to_string(row) + "][" +
+         std::to_string(col) + "] (row " + std::to_string(row) + ", column " + std::to_string(col) +
+         "): " + backend + " " + std::to_string(c.got) + ", golden " + std::to_string(c.want) +
+         " (" + std::to_string(c.mismatches) + " of " + std::to_string(c.total) + " differ)";
+}
+
+}  // namespace tpu::cli
+
+#endif  // TPU_HOST_DRIVER_CLI_COMPARE_H_

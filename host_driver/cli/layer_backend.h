@@ -1,0 +1,82 @@
+// What runs a layer for the `tpu` layer commands. A backend takes the layer exactly as the runtime
+// lowers it (runtime::DenseLayer, the parameters golden::Dense takes) and returns the output and
+// the figures it can measure. `golden` computes in plain C++; `rtl` (to come) lowers the layer
+// with runtime::LowerDense and runs it on the Verilated device in the SystemC system model.
+//
+//   auto backend = MakeBackend("golden", options);
+//   LayerResult<int8_t> y = backend->RunDense(x, layer);
+#ifndef TPU_HOST_DRIVER_CLI_LAYER_BACKEND_H_
+#define TPU_HOST_DRIVER_CLI_LAYER_BACKEND_H_
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "golden/tensor.h"
+#include "pcie_link.h"
+#include "runtime/dense_layer.h"
+
+namespace tpu::cli {
+
+// Why `--backend rtl` fails for now (exit status 2).
+inline constexpr const char* kRtlUnavailable =
+    "not available yet: the RTL system model lands with the PCIe endpoint";
+
+// How a backend should run: the link to model and the waveform to write.
+struct BackendOptions {
+  PcieLink link;
+  std::string trace_path;    // "" = no waveform
+  uint64_t trace_begin = 0;  // dump cycles [trace_begin, trace_end)
+  uint64_t trace_end = std::numeric_limits<uint64_t>::max();
+};
+
+// Figures a run measured. Empty optionals are what this backend cannot know; the report marks
+// them n/a. Wall-clock time is measured by the command around the call.
+struct RunStats {
+  std::optional<int64_t> cycles;                  // device clock cycles of the run
+  std::optional<double> clock_mhz;                // the clock those cycles are at
+  std::optional<double> mxu_utilization;          // useful MACs / (cycles * N * N)
+  std::optional<int64_t> pcie_bytes_to_device;    // payload bytes, host -> device
+  std::optional<int64_t> pcie_bytes_from_device;  // payload bytes, device -> host
+  std::string trace_path;                         // waveform written, "" = none
+};
+
+template <typename T>
+struct LayerResult {
+  golden::Tensor<T> output;
+  RunStats stats;
+};
+
+class LayerBackend {
+ public:
+  virtual ~LayerBackend() = default;
+
+  // "golden", "rtl".
+  virtual std::string name() const = 0;
+
+  // y = golden::Dense(x, layer.weights, layer.bias, layer.input_zero_point, layer.requant):
+  // x is (M, K) int8, the result (M, Nout) int8. The layer has passed runtime::CheckDenseLayer
+  // and x matches it. Throws std::exception with a clear message on failure.
+  virtual LayerResult<int8_t> RunDense(const golden::Tensor<int8_t>& x,
+                                       const runtime::DenseLayer& layer) = 0;
+
+  // C = A x B (golden::Gemm): A (M, K) int8, B (K, N) int8, C (M, N) int32.
+  virtual LayerResult<int32_t> RunGemm(const golden::Tensor<int8_t>& a,
+                                       const golden::Tensor<int8_t>& b) = 0;
+};
+
+// The backend called `name` ("golden" or "rtl"). Throws std::invalid_argument for unknown names,
+// for options the backend cannot honour (a waveform from golden) and, for now, for "rtl"
+// (kRtlUnavailable).
+std::unique_ptr<LayerBackend> MakeBackend(const std::string& name, const BackendOptions& options);
+
+// Commands take their backend from a factory so that tests can substitute one.
+using BackendFactory =
+    std::function<std::unique_ptr<LayerBackend>(const std::string&, const BackendOptions&)>;
+
+}  // namespace tpu::cli
+
+#endif  // TPU_HOST_DRIVER_CLI_LAYER_BACKEND_H_

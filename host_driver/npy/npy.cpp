@@ -1,0 +1,200 @@
+#include "npy/npy.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <limits>
+
+namespace tpu::npy {
+namespace {
+
+template <typename T>
+struct Traits;
+template <>
+struct Traits<int8_t> {
+  static constexpr const char* kDescr = "|i1";
+  static constexpr const char* kName = "int8";
+};
+template <>
+struct Traits<int32_t> {
+  static constexpr const char* kDescr = "<i4";
+  static constexpr const char* kName = "int32";
+};
+
+// Byte order does not matter for one-byte integers, so numpy accepts any marker there.
+bool IsInt8(const std::string& d) {
+  return d == "|i1" || d == "<i1" || d == ">i1" || d == "=i1" || d == "i1";
+}
+bool IsInt32(const std::string& d) { return d == "<i4"; }
+
+template <typename T>
+bool Matches(const std::string& descr) {
+  return sizeof(T) == 1 ? IsInt8(descr) : IsInt32(descr);
+}
+
+std::string Expected(const char* name, const char* descr) {
+  return std::string(name) + " ('" + descr + "')";
+}
+
+template <typename T>
+[[noreturn]] void WrongDtype(const std::string& name, const std::string& descr) {
+  std::string msg = name + ": dtype '" + descr + "' (" + DescribeDescr(descr) + "): expected " +
+                    Expected(Traits<T>::kName, Traits<T>::kDescr);
+  if (IsInt8(descr) || IsInt32(descr)) throw Error(msg);
+  if (sizeof(T) == 4 && descr.size() == 3 && descr.substr(1) == "i4") {
+    throw Error(msg + ", little-endian; convert with a.astype('<i4')");
+  }
+  throw Error(msg + "; tpu reads int8 and int32 arrays only");
+}
+
+std::string SystemError() { return std::strerror(errno); }
+
+// Elements of `shape`, or -1 if the count does not fit in int64 once multiplied by `item`.
+int64_t CountElements(const std::vector<int64_t>& shape, int64_t item) {
+  for (int64_t dim : shape) {
+    if (dim == 0) return 0;
+  }
+  int64_t count = 1;
+  for (int64_t dim : shape) {
+    if (count > std::numeric_limits<int64_t>::max() / item / dim) return -1;
+    count *= dim;
+  }
+  return count;
+}
+
+std::string ReadAll(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw Error(path + ": is a directory, expected a .npy file");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path + ": cannot open for reading (" + SystemError() + ")");
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw Error(path + ": read failed (" + SystemError() + ")");
+  return bytes;
+}
+
+}  // namespace
+
+template <typename T>
+golden::Tensor<T> Decode(std::string_view bytes, const std::string& name) {
+  const Header header = ParseHeader(bytes, name);
+  if (!Matches<T>(header.descr)) WrongDtype<T>(name, header.descr);
+  if (header.fortran_order) {
+    throw Error(name +
+                ": fortran_order is True (column-major data): expected C order; save "
+                "np.ascontiguousarray(a) instead");
+  }
+  const int64_t item = sizeof(T);
+  const int64_t count = CountElements(header.shape, item);
+  const uint64_t available = bytes.size() - header.data_offset;
+  const std::string what = "shape " + ShapeRepr(header.shape) + " " + Traits<T>::kName;
+  if (count < 0) throw Error(name + ": " + what + " has too many elements to load");
+  const auto needed = static_cast<uint64_t>(count * item);
+  if (available < needed) {
+    throw Error(name + ": truncated: " + what + " needs " + std::to_string(needed) +
+                " data bytes, the file has " + std::to_string(available) + " after its " +
+                std::to_string(header.data_offset) + "-byte header");
+  }
+  if (available > needed) {
+    throw Error(name + ": " + std::to_string(available - needed) +
+                " bytes after the array data: " + what + " needs " + std::to_string(needed) +
+                " data bytes, the file has " + std::to_string(available));
+  }
+  std::vector<T> data(static_cast<size_t>(count));
+  const char* p = bytes.data() + header.data_offset;
+  for (size_t i = 0; i < data.size(); ++i, p += item) {
+    uint32_t value = 0;
+    for (int64_t b = item - 1; b >= 0; --b) value = (value << 8) | static_cast<unsigned char>(p[b]);
+    data[i] = static_cast<T>(value);
+  }
+  return golden::Tensor<T>(header.shape, std::move(data));
+}
+
+template <typename T>
+std::string Encode(const golden::Tensor<T>& tensor, const WriteOptions& options) {
+  try {
+    tensor.CheckConsistent("npy");
+  } catch (const std::invalid_argument& e) {
+    throw Error(e.what());
+  }
+  int major = options.version;
+  if (major == 0) {
+    try {
+      major = 1;
+      FormatHeader(Traits<T>::kDescr, tensor.shape, 1);
+    } catch (const Error&) {
+      major = 2;
+    }
+  }
+  std::string out = FormatHeader(Traits<T>::kDescr, tensor.shape, major);
+  out.reserve(out.size() + tensor.data.size() * sizeof(T));
+  for (T v : tensor.data) {
+    const auto bits = static_cast<uint32_t>(v);
+    for (size_t b = 0; b < sizeof(T); ++b) out += static_cast<char>((bits >> (8 * b)) & 0xff);
+  }
+  return out;
+}
+
+template <typename T>
+golden::Tensor<T> Read(const std::string& path) {
+  return Decode<T>(ReadAll(path), path);
+}
+
+template <typename T>
+void Write(const std::string& path, const golden::Tensor<T>& tensor, const WriteOptions& options) {
+  const std::string bytes = Encode(tensor, options);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) throw Error(path + ": cannot open for writing (" + SystemError() + ")");
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out) throw Error(path + ": write failed (" + SystemError() + ")");
+}
+
+Header ReadHeader(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw Error(path + ": is a directory, expected a .npy file");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path + ": cannot open for reading (" + SystemError() + ")");
+  const uintmax_t file_size = std::filesystem::file_size(path, ec);
+  if (ec) throw Error(path + ": cannot read its size (" + ec.message() + ")");
+  // Magic, version and length field first; then as much of the header as the length says and
+  // the file holds (ParseHeader reports anything short as truncated).
+  std::string bytes(12, '\0');
+  in.read(bytes.data(), 12);
+  bytes.resize(static_cast<size_t>(in.gcount()));
+  uint64_t total = bytes.size();
+  if (bytes.size() >= 8) {
+    const size_t prefix = bytes[6] == 1 ? 10 : 12;
+    if (bytes.size() >= prefix) {
+      uint64_t length = 0;
+      for (size_t i = prefix; i-- > 8;)
+        length = (length << 8) | static_cast<unsigned char>(bytes[i]);
+      total = std::min<uint64_t>(prefix + length, file_size);
+    }
+  }
+  if (total > bytes.size()) {
+    const size_t have = bytes.size();
+    bytes.resize(static_cast<size_t>(total));
+    in.read(bytes.data() + have, static_cast<std::streamsize>(total - have));
+    bytes.resize(have + static_cast<size_t>(in.gcount()));
+  }
+  return ParseHeader(bytes, path);
+}
+
+template golden::Tensor<int8_t> Decode<int8_t>(std::string_view, const std::string&);
+template golden::Tensor<int32_t> Decode<int32_t>(std::string_view, const std::string&);
+template std::string Encode<int8_t>(const golden::Tensor<int8_t>&, const WriteOptions&);
+template std::string Encode<int32_t>(const golden::Tensor<int32_t>&, const WriteOptions&);
+template golden::Tensor<int8_t> Read<int8_t>(const std::string&);
+template golden::Tensor<int32_t> Read<int32_t>(const std::string&);
+template void Write<int8_t>(const std::string&, const golden::Tensor<int8_t>&, const WriteOptions&);
+template void Write<int32_t>(const std::string&, const golden::Tensor<int32_t>&,
+                             const WriteOptions&);
+
+}  // namespace tpu::npy

@@ -1,0 +1,144 @@
+// The modeled PCIe link (docs/pcie_link.md): two directions, each carrying whole TLPs from a
+// transmitter to a receiver with the timing of the configured generation and width.
+//
+// Each direction has a TLM-2.0 target socket `in` (the transmitter's TLPs) and an initiator
+// socket `out` (to the receiver). A TLP is a generic payload with the WRITE command whose data
+// is the TLP's byte image (sc_models/tlp.h: header DWs, then payload), length = streaming
+// width = image size, no byte enables; the address is not used.
+//
+// Loosely timed, b_transport only. The transmitter's b_transport returns once the TLP has been
+// serialized: its delay grows by the time to wait for credits, for the wire to be free and to
+// serialize the TLP. The link copies the image, so the transmitter's payload is free again at
+// return. It calls wait() only when the TLP lacks flow-control credits that no consumed TLP
+// has yet promised back; otherwise it only annotates. The direction's own thread delivers each
+// TLP latency_ns after its last byte was sent (b_transport on `out`, zero delay in), then waits
+// the delay the receiver returns (the receiver is busy that long: the next TLP waits) and gives
+// the TLP's credits back credit_update_ns after that. Receivers must copy what they keep of a
+// TLP's data: the link reuses the buffer once b_transport returns.
+//
+// Response status to the transmitter: OK once accepted; COMMAND_ERROR for other than WRITE,
+// BYTE_ENABLE_ERROR with byte enables, BURST_ERROR if the streaming width is not the length,
+// GENERIC_ERROR for a malformed image or a payload above the max payload size (last_error()
+// says why). A receiver's error response is counted (stats().receiver_errors). Debug
+// transport (transport_dbg) passes through to the receiver untimed: the device reaches host
+// memory that way (RootComplex), and the host the device's.
+#ifndef TPU_SC_MODELS_PCIE_LINK_H_
+#define TPU_SC_MODELS_PCIE_LINK_H_
+
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <systemc>
+#include <tlm>
+#include <vector>
+
+#include "sc_models/pcie_link_config.h"
+#include "sc_models/tlp.h"
+
+namespace tpu::sc {
+
+// One direction of the link.
+class PcieLinkDirection : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_target_socket<PcieLinkDirection> in;      // TLPs from the transmitter
+  tlm_utils::simple_initiator_socket<PcieLinkDirection> out;  // TLPs to the receiver
+
+  struct Stats {
+    uint64_t tlps = 0;             // delivered
+    uint64_t payload_bytes = 0;    // delivered
+    uint64_t wire_bytes = 0;       // serialized TLP bytes (without the DLLP share)
+    uint64_t rejected = 0;         // payloads answered with an error status
+    uint64_t receiver_errors = 0;  // deliveries the receiver answered with an error status
+    uint64_t credit_waits = 0;     // TLPs that had to wait for credits
+    sc_core::sc_time credit_wait_time = sc_core::SC_ZERO_TIME;  // summed over those TLPs
+    std::array<uint64_t, 3> max_outstanding{};  // most TLPs holding credits, per CreditClass
+    sc_core::sc_time last_delivery = sc_core::SC_ZERO_TIME;
+  };
+
+  SC_HAS_PROCESS(PcieLinkDirection);
+  // receiver_credits: what the receiver at `out` advertises.
+  PcieLinkDirection(sc_core::sc_module_name name, const PcieLinkConfig& config,
+                    const FlowControlCredits& receiver_credits);
+
+  const LinkTiming& timing() const { return timing_; }
+  const Stats& stats() const { return stats_; }
+  // Zeroes the counters (the maxima restart from the TLPs now holding credits).
+  void ResetStats();
+  const std::string& last_error() const { return last_error_; }
+  // TLPs accepted and not yet delivered.
+  size_t in_flight() const { return queue_.size(); }
+  // Time at which the transmitter side is free again (end of the last TLP and its DLLP share).
+  sc_core::sc_time wire_free() const { return wire_free_; }
+
+ private:
+  // Credits of one class: limits (0 = infinite), taken, and returns already scheduled (their
+  // times never decrease: TLPs are consumed in order).
+  struct Pool {
+    uint64_t header_limit = 0;
+    uint64_t data_limit = 0;
+    uint64_t header_taken = 0;
+    uint64_t data_taken = 0;
+    uint64_t outstanding = 0;  // TLPs holding credits
+    struct Return {
+      sc_core::sc_time at;
+      uint32_t header;
+      uint32_t data;
+    };
+    std::deque<Return> returns;
+  };
+  struct InFlight {
+    std::vector<uint8_t> image;
+    sc_core::sc_time arrival;
+    CreditClass credit_class;
+    uint32_t data_credits;
+    uint32_t payload_bytes;
+  };
+
+  void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
+  unsigned int transport_dbg(tlm::tlm_generic_payload& trans);
+  void DeliverThread();
+  bool Reject(tlm::tlm_generic_payload& trans, tlm::tlm_response_status status,
+              const std::string& why);
+  // Applies the returns that are due by now.
+  void FoldReturns(Pool* pool);
+  // Earliest time >= t at which pool has header and data credits for one TLP, counting the
+  // returns already scheduled; false if even all of them are not enough.
+  bool CreditTime(const Pool& pool, uint32_t data, const sc_core::sc_time& t,
+                  sc_core::sc_time* when) const;
+
+  LinkTiming timing_;
+  sc_core::sc_time latency_;
+  sc_core::sc_time credit_update_;
+  std::array<Pool, 3> pools_;
+  std::deque<InFlight> queue_;
+  sc_core::sc_time wire_free_ = sc_core::SC_ZERO_TIME;
+  sc_core::sc_event queued_event_;
+  sc_core::sc_event returns_event_;  // new credit returns were scheduled
+  tlm::tlm_generic_payload deliver_;
+  Stats stats_;
+  std::string last_error_;
+};
+
+// The link: downstream carries host -> device TLPs (the root complex transmits into
+// downstream.in, the device receives from downstream.out), upstream device -> host.
+class PcieLink : public sc_core::sc_module {
+ public:
+  PcieLink(sc_core::sc_module_name name, const PcieLinkConfig& config);
+
+  const PcieLinkConfig& config() const { return config_; }
+  const LinkTiming& timing() const { return downstream.timing(); }
+
+  PcieLinkDirection downstream;  // receiver credits: config.device_credits
+  PcieLinkDirection upstream;    // receiver credits: config.host_credits
+
+ private:
+  PcieLinkConfig config_;
+};
+
+}  // namespace tpu::sc
+
+#endif  // TPU_SC_MODELS_PCIE_LINK_H_

@@ -1,0 +1,412 @@
+// The built `tpu` binary, run as users run it: a hand-computed dense layer in every
+// requantization form, --check, JSON reports, gemm and info, and every kind of bad input, which
+// must exit with status 2 and a message naming the option or file and what was expected.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "checksum.h"
+#include "golden/dense.h"
+#include "golden/gemm.h"
+#include "npy/npy.h"
+#include "npy/npy_fixtures.h"
+#include "npy/scratch_dir.h"
+
+namespace tpu::cli {
+namespace {
+
+using golden::Tensor;
+using tpu::testing::ReadFile;
+using tpu::testing::ScratchDir;
+
+struct TpuRun {
+  int status = -1;
+  std::string out, err;
+};
+
+// `tpu ARGS` with stdout and stderr captured in files of `dir`.
+TpuRun RunTpu(const std::string& args, const ScratchDir& dir) {
+  const std::string out = dir / "stdout.txt", err = dir / "stderr.txt";
+  const std::string command =
+      std::string("'") + TPU_BINARY + "' " + args + " >'" + out + "' 2>'" + err + "'";
+  const int status = std::system(command.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, ReadFile(out), ReadFile(err)};
+}
+
+// Runs `python3 -c SCRIPT FILE`; true if it exits 0. Prints what it said otherwise.
+bool Python(const std::string& script, const std::string& file) {
+  const std::string command =
+      std::string("'") + TPU_PYTHON + "' -c \"" + script + "\" '" + file + "'";
+  return std::system(command.c_str()) == 0;
+}
+
+// The example of tests/golden/test_dense.cpp: x - zx with zx = 1 is [[0, 1, 2], [-2, -1, 4]],
+// acc = (x - zx) W = [[8, 2], [8, 6]], + bias [1, -3] = [[9, -1], [9, 3]].
+class DenseCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    npy::Write(x_, Tensor<int8_t>({2, 3}, {1, 2, 3, -1, 0, 5}));
+    npy::Write(w_, Tensor<int8_t>({3, 2}, {1, -1, 2, 0, 3, 1}));
+    npy::Write(b_, Tensor<int32_t>({2}, {1, -3}));
+  }
+
+  std::string Layer() const {
+    return "dense --input " + x_ + " --weights " + w_ + " --bias " + b_ +
+           " --input-zero-point 1 --output " + y_;
+  }
+
+  std::vector<int8_t> Output() const { return npy::Read<int8_t>(y_).data; }
+
+  // `args` must fail with status 2 and a message on stderr holding every part; nothing written.
+  void ExpectBadInput(const std::string& args, const std::vector<std::string>& parts) {
+    const TpuRun run = RunTpu(args, dir_);
+    EXPECT_EQ(run.status, 2) << "tpu " << args << "\nstderr: " << run.err;
+    for (const auto& part : parts) {
+      EXPECT_NE(run.err.find(part), std::string::npos)
+          << "tpu " << args << "\nstderr: " << run.err << "\nexpected to contain: " << part;
+    }
+    EXPECT_TRUE(ReadFile(y_).empty()) << "an output was written for bad input";
+  }
+
+  ScratchDir dir_;
+  const std::string x_ = dir_ / "x.npy", w_ = dir_ / "w.npy", b_ = dir_ / "b.npy";
+  const std::string y_ = dir_ / "y.npy";
+};
+
+// ---------------------------------------------------------------------------------------------
+// Dense layers that work
+
+TEST_F(DenseCli, HandComputedPerTensorScale) {
+  // * 0.5 (multiplier 2^30, shift 0; ties toward +infinity): 4.5 -> 5, -0.5 -> 0, 5, 1.5 -> 2,
+  // + output zero point 100.
+  const TpuRun run = RunTpu(Layer() + " --scale 0.5 --output-zero-point 100", dir_);
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(Output(), (std::vector<int8_t>{105, 100, 105, 102}));
+  EXPECT_EQ(npy::Read<int8_t>(y_).shape, (std::vector<int64_t>{2, 2}));
+  EXPECT_NE(run.out.find("tpu dense: int8 dense layer on the golden backend"), std::string::npos);
+  EXPECT_NE(run.out.find("multiplier 1073741824, shift 0"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("2 x 3 x 2"), std::string::npos);
+  EXPECT_NE(run.out.find("n/a (RTL backend only)"), std::string::npos);
+  EXPECT_NE(run.out.find("gen3x16 (8 GT/s per lane, 128b/130b)"), std::string::npos);
+  EXPECT_TRUE(run.err.empty()) << run.err;
+}
+
+TEST_F(DenseCli, MultiplierAndShiftGiveTheSame) {
+  const TpuRun run =
+      RunTpu(Layer() + " --multiplier 1073741824 --shift 0 --output-zero-point 100", dir_);
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(Output(), (std::vector<int8_t>{105, 100, 105, 102}));
+}
+
+TEST_F(DenseCli, PerChannelWithRelu6) {
+  // Column 0: M0 = 2^30, shift 1 (factor 1): 9, 9. Column 1: shift -1 (factor 0.25):
+  // SRDHM(-1) = 0 then 0; SRDHM(3) = 2 then 2 / 2 = 1. + zero point -3: [[6, -3], [6, -2]].
+  // relu6 with output scale 1: clamp [-3, -3 + 6] = [-3, 3] gives [[3, -3], [3, -2]].
+  npy::Write(dir_ / "m.npy", Tensor<int32_t>({2}, {1 << 30, 1 << 30}));
+  npy::Write(dir_ / "s.npy", Tensor<int32_t>({2}, {1, -1}));
+  const std::string per_channel = " --multipliers " + (dir_ / "m.npy") + " --shifts " +
+                                  (dir_ / "s.npy") + " --output-zero-point -3";
+  TpuRun run = RunTpu(Layer() + per_channel, dir_);
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(Output(), (std::vector<int8_t>{6, -3, 6, -2}));
+  run = RunTpu(Layer() + per_channel + " --activation relu6 --output-scale 1 --check", dir_);
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(Output(), (std::vector<int8_t>{3, -3, 3, -2}));
+  EXPECT_NE(run.out.find("per channel: 2 multipliers"), std::string::npos) << run.out;
+}
+
+TEST_F(DenseCli, ReluClampsAtTheOutputZeroPoint) {
+  // Bias [-11, -3]: acc [[-3, -1], [-3, 3]] * 0.5 (ties toward +infinity) = [[-1, 0], [-1, 2]],
+  // + zero point -3 = [[-4, -3], [-4, -1]]; relu clamps at the zero point: [[-3, -3], [-3, -1]].
+  npy::Write(b_, Tensor<int32_t>({2}, {-11, -3}));
+  const TpuRun run =
+      RunTpu(Layer() + " --scale 0.5 --output-zero-point -3 --activation relu --check", dir_);
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(Output(), (std::vector<int8_t>{-3, -3, -3, -1}));
+}
+
+TEST_F(DenseCli, NoBias) {
+  // acc [[8, 2], [8, 6]] * 0.5 = [[4, 1], [4, 3]].
+  const TpuRun run = RunTpu("dense --input " + x_ + " --weights " + w_ +
+                                " --input-zero-point 1 --scale 0.5 --output " + y_,
+                            dir_);
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(Output(), (std::vector<int8_t>{4, 1, 4, 3}));
+}
+
+TEST_F(DenseCli, CheckPassesForGolden) {
+  const TpuRun run = RunTpu(Layer() + " --scale 0.5 --check --pcie gen5x8", dir_);
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_NE(run.out.find("PASS (4 int8 results bit-exact)"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("gen5x8 (32 GT/s per lane, 128b/130b)"), std::string::npos) << run.out;
+}
+
+TEST_F(DenseCli, JsonReportParses) {
+  const TpuRun run = RunTpu(Layer() + " --scale 0.5 --check --report json --pcie gen2x4", dir_);
+  ASSERT_EQ(run.status, 0) << run.err;
+  const std::string json = dir_.WriteFile("report.json", run.out);
+  EXPECT_TRUE(Python(
+      "import json, sys; d = json.load(open(sys.argv[1])); "
+      "assert d['backend'] == 'golden', d; assert d['check'].startswith('PASS'), d; "
+      "assert d['shape'] == '2 x 3 x 2', d; assert d['macs'] == 12, d; "
+      "assert d['input_zero_point'] == 1 and d['clamp_min'] == -128, d; "
+      "assert d['pcie'].startswith('gen2x4'), d; assert d['pcie_link_gbytes_per_s'] == 2, d; "
+      "assert d['cycles'] is None and d['mxu_utilization'] is None, d; "
+      "assert d['pcie_bytes_to_device'] is None, d; "
+      "assert isinstance(d['wall_s'], float), d",
+      json));
+}
+
+TEST_F(DenseCli, LargerLayerMatchesGoldenThroughFiles) {
+  std::mt19937_64 rng(77);
+  Tensor<int8_t> x({37, 50}), w({50, 19});
+  for (auto& v : x.data) v = static_cast<int8_t>(rng());
+  for (auto& v : w.data) v = static_cast<int8_t>(rng());
+  npy::Write(x_, x);
+  npy::Write(w_, w);
+  const TpuRun run = RunTpu("dense --input " + x_ + " --weights " + w_ +
+                                " --scale 0.0021 --input-zero-point -7 --output-zero-point 5 "
+                                "--activation relu --check --output " +
+                                y_,
+                            dir_);
+  ASSERT_EQ(run.status, 0) << run.err;
+  golden::RequantParams rq;
+  rq.multipliers = {golden::QuantizeMultiplier(0.0021)};
+  rq.out_zero_point = 5;
+  rq.act_min = 5;
+  EXPECT_EQ(Output(), golden::Dense(x, w, {}, -7, rq).data);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bad input: status 2, a message naming the option, the file and what was expected
+
+TEST_F(DenseCli, MissingFile) {
+  const std::string missing = dir_ / "missing.npy";
+  ExpectBadInput("dense --input " + missing + " --weights " + w_ + " --scale 1 --output " + y_,
+                 {"--input: " + missing + ": cannot open for reading (No such file"});
+  ExpectBadInput("dense --input " + x_ + " --weights " + w_ + " --bias " + missing +
+                     " --scale 1 --output " + y_,
+                 {"--bias: " + missing + ": cannot open for reading"});
+}
+
+TEST_F(DenseCli, WrongDtypes) {
+  const std::string i16 =
+      dir_.WriteFile("i16.npy", npy::fixtures::Npy("<i2", "(2, 3)", std::string(12, '\0')));
+  const std::string f32 =
+      dir_.WriteFile("f32.npy", npy::fixtures::Npy("<f4", "(3, 2)", std::string(24, '\0')));
+  ExpectBadInput("dense --input " + i16 + " --weights " + w_ + " --scale 1 --output " + y_,
+                 {"--input: " + i16 + ": dtype '<i2' (int16): expected int8 ('|i1')",
+                  "tpu reads int8 and int32 arrays only"});
+  ExpectBadInput("dense --input " + x_ + " --weights " + f32 + " --scale 1 --output " + y_,
+                 {"--weights: " + f32 + ": dtype '<f4' (float32): expected int8 ('|i1')"});
+  npy::Write(b_, Tensor<int8_t>({2}, {1, 2}));
+  ExpectBadInput(Layer() + " --scale 1",
+                 {"--bias: " + b_ + ": dtype '|i1' (int8): expected int32 ('<i4')"});
+}
+
+TEST_F(DenseCli, WrongRank) {
+  npy::Write(x_, Tensor<int8_t>({3}, {1, 2, 3}));
+  ExpectBadInput(Layer() + " --scale 1",
+                 {"--input: " + x_ + ": shape (3,): expected an int8 matrix (M, K), rank 2"});
+  npy::Write(x_, Tensor<int8_t>({1, 2, 3}));
+  ExpectBadInput(Layer() + " --scale 1", {"--input: " + x_ + ": shape (1, 2, 3): expected"});
+  npy::Write(x_, Tensor<int8_t>({2, 3}));
+  npy::Write(b_, Tensor<int32_t>({1, 2}));
+  ExpectBadInput(Layer() + " --scale 1", {"--bias: " + b_ + ": shape (1, 2): expected (2,)"});
+}
+
+TEST_F(DenseCli, ShapeMismatchK) {
+  npy::Write(w_, Tensor<int8_t>({4, 2}));
+  ExpectBadInput(Layer() + " --scale 1", {"--weights: " + w_ +
+                                          ": shape (4, 2): expected (K, N) with K = 3, the columns "
+                                          "of the input " +
+                                          x_});
+}
+
+TEST_F(DenseCli, BiasLength) {
+  npy::Write(b_, Tensor<int32_t>({3}, {1, 2, 3}));
+  ExpectBadInput(Layer() + " --scale 1",
+                 {"--bias: " + b_ +
+                  ": shape (3,): expected (2,): one per output column (N = 2, "
+                  "the columns of " +
+                  w_ + ")"});
+}
+
+TEST_F(DenseCli, ZeroSizeArrays) {
+  npy::Write(x_, Tensor<int8_t>({0, 3}));
+  ExpectBadInput(Layer() + " --scale 1", {"--input: " + x_ +
+                                          ": shape (0, 3) is empty: expected (M, K) with both "
+                                          "dimensions >= 1"});
+  npy::Write(x_, Tensor<int8_t>({2, 3}));
+  npy::Write(w_, Tensor<int8_t>({3, 0}));
+  ExpectBadInput(Layer() + " --scale 1", {"--weights: " + w_ + ": shape (3, 0) is empty"});
+}
+
+TEST_F(DenseCli, BrokenFiles) {
+  dir_.WriteFile(
+      "x.npy", npy::fixtures::Npy(1, "{'descr': '|i1', 'fortran_order': True, 'shape': (2, 3), }\n",
+                                  std::string(6, '\0')));
+  ExpectBadInput(Layer() + " --scale 1", {"--input: " + x_ + ": fortran_order is True"});
+  dir_.WriteFile("x.npy", npy::fixtures::Npy("|i1", "(2, 3)", std::string(5, '\0')));
+  ExpectBadInput(Layer() + " --scale 1", {"--input: " + x_ + ": truncated"});
+  dir_.WriteFile("x.npy", "x,y\n1,2\n");
+  ExpectBadInput(Layer() + " --scale 1", {"--input: " + x_ + ": not a .npy file"});
+}
+
+TEST_F(DenseCli, ConflictingOrMissingRequantization) {
+  ExpectBadInput(Layer(), {"no requantization: give one of --scale F, --multiplier M0 --shift S, "
+                           "or --multipliers M.npy --shifts S.npy"});
+  ExpectBadInput(Layer() + " --scale 0.5 --multiplier 1073741824 --shift 0",
+                 {"requantization given twice (--scale and --multiplier/--shift)"});
+  ExpectBadInput(Layer() + " --scale 0.5 --multipliers m.npy --shifts s.npy",
+                 {"(--scale and --multipliers/--shifts)"});
+  ExpectBadInput(Layer() + " --multiplier 1073741824", {"--multiplier M0 needs --shift S"});
+  ExpectBadInput(Layer() + " --shift 3", {"--shift S needs --multiplier M0"});
+  ExpectBadInput(Layer() + " --multipliers " + b_, {"--multipliers M.npy needs --shifts S.npy"});
+  ExpectBadInput(Layer() + " --scale -2", {"--scale -2: ", "must be finite and >= 0"});
+  ExpectBadInput(Layer() + " --scale 0.5 --activation relu6",
+                 {"--activation relu6 needs --output-scale F"});
+}
+
+TEST_F(DenseCli, BadPerChannelArrays) {
+  npy::Write(dir_ / "m.npy", Tensor<int32_t>({3}, {1, 2, 3}));
+  npy::Write(dir_ / "s.npy", Tensor<int32_t>({2}, {0, 31}));
+  const std::string m = dir_ / "m.npy", s = dir_ / "s.npy";
+  ExpectBadInput(Layer() + " --multipliers " + m + " --shifts " + s,
+                 {"--multipliers: " + m + ": shape (3,): expected (2,): one per output column"});
+  npy::Write(m, Tensor<int32_t>({2}, {1 << 30, -5}));
+  ExpectBadInput(Layer() + " --multipliers " + m + " --shifts " + s,
+                 {"--multipliers: " + m + ": multiplier[1] = -5: expected 0 .. 2147483647"});
+  npy::Write(m, Tensor<int32_t>({2}, {1 << 30, 1 << 30}));
+  ExpectBadInput(Layer() + " --multipliers " + m + " --shifts " + s,
+                 {"--shifts: " + s + ": shift[1] = 31: expected -31 .. 30"});
+}
+
+TEST_F(DenseCli, BadOptionValues) {
+  ExpectBadInput(Layer() + " --scale 1 --pcie gen6x16",
+                 {"--pcie",
+                  "'gen6x16' is not a PCIe link: expected genGxL with generation G in "
+                  "1..5 and L in 1, 2, 4, 8, 16 lanes"});
+  ExpectBadInput(Layer() + " --scale 1 --pcie gen3x3", {"--pcie", "'gen3x3' is not a PCIe link"});
+  ExpectBadInput(Layer() + " --scale 1 --pcie pcie3", {"--pcie", "'pcie3' is not a PCIe link"});
+  ExpectBadInput(Layer() + " --scale 1 --input-zero-point 200", {"--input-zero-point", "200"});
+  ExpectBadInput(Layer() + " --multiplier -1 --shift 0", {"--multiplier"});
+  ExpectBadInput(Layer() + " --multiplier 1073741824 --shift 31", {"--shift", "31"});
+  ExpectBadInput(Layer() + " --scale 1 --activation tanh", {"--activation", "tanh"});
+  ExpectBadInput(Layer() + " --scale 1 --report xml", {"--report", "xml"});
+  ExpectBadInput(Layer() + " --scale 1 --backend fpga", {"--backend", "fpga"});
+  ExpectBadInput(Layer() + " --scale 1 --trace-window 5:2", {"--trace-window", "LAST must be"});
+  ExpectBadInput(Layer() + " --scale 1 --trace-window 10:20",
+                 {"--trace-window 10:20: needs --trace FILE.fst"});
+  ExpectBadInput("dense --input " + x_ + " --weights " + w_ + " --scale 1",
+                 {"--output is required"});
+}
+
+TEST_F(DenseCli, TraceNeedsTheRtlBackend) {
+  ExpectBadInput(Layer() + " --scale 1 --trace " + (dir_ / "t.fst"),
+                 {"the golden backend computes in plain C++ and has no waveform"});
+}
+
+TEST_F(DenseCli, RtlBackendIsNotAvailableYet) {
+  ExpectBadInput(Layer() + " --scale 1 --backend rtl",
+                 {"--backend rtl: not available yet: the RTL system model lands with the PCIe "
+                  "endpoint"});
+}
+
+TEST_F(DenseCli, UnwritableOutput) {
+  const std::string y = dir_ / "no/such/dir/y.npy";
+  const TpuRun run =
+      RunTpu("dense --input " + x_ + " --weights " + w_ + " --scale 1 --output " + y, dir_);
+  EXPECT_EQ(run.status, 2);
+  EXPECT_NE(run.err.find("--output: " + y + ": cannot open for writing"), std::string::npos)
+      << run.err;
+}
+
+// ---------------------------------------------------------------------------------------------
+// gemm, info, mxu, help
+
+TEST(GemmCli, SeededGemmMatchesGoldenAndPrintsItsChecksum) {
+  ScratchDir dir;
+  const TpuRun run =
+      RunTpu("gemm --m 5 --k 7 --n 3 --seed 9 --check --output " + (dir / "c.npy"), dir);
+  ASSERT_EQ(run.status, 0) << run.err;
+  // Operands drawn as tpu mxu draws them: A then W from one mt19937_64.
+  std::mt19937_64 rng(9);
+  std::uniform_int_distribution<int> dist(-128, 127);
+  Tensor<int8_t> a({5, 7}), w({7, 3});
+  for (auto& v : a.data) v = static_cast<int8_t>(dist(rng));
+  for (auto& v : w.data) v = static_cast<int8_t>(dist(rng));
+  const Tensor<int32_t> c = golden::Gemm(a, w);
+  EXPECT_EQ(npy::Read<int32_t>(dir / "c.npy").data, c.data);
+  EXPECT_NE(run.out.find(HexChecksum(Fnv1a64(c))), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("PASS (15 int32 results bit-exact)"), std::string::npos) << run.out;
+}
+
+TEST(GemmCli, JsonReportAndErrors) {
+  ScratchDir dir;
+  TpuRun run = RunTpu("gemm --m 4 --k 4 --n 4 --report json", dir);
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_TRUE(
+      Python("import json, sys; d = json.load(open(sys.argv[1])); "
+             "assert d['seed'] == 1 and d['macs'] == 64, d; "
+             "assert d['checksum'].startswith('0x') and len(d['checksum']) == 18, d; "
+             "assert d['check'].startswith('not requested'), d; "
+             "assert d['cycles'] is None, d",
+             dir.WriteFile("gemm.json", run.out)));
+  run = RunTpu("gemm --m 0", dir);
+  EXPECT_EQ(run.status, 2);
+  EXPECT_NE(run.err.find("--m"), std::string::npos) << run.err;
+  run = RunTpu("gemm --backend rtl", dir);
+  EXPECT_EQ(run.status, 2);
+  EXPECT_NE(run.err.find("not available yet"), std::string::npos) << run.err;
+  run = RunTpu("gemm --pcie gen3x12", dir);
+  EXPECT_EQ(run.status, 2);
+  EXPECT_NE(run.err.find("'gen3x12' is not a PCIe link"), std::string::npos) << run.err;
+}
+
+TEST(InfoCli, TextAndJson) {
+  ScratchDir dir;
+  TpuRun run = RunTpu("info", dir);
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_NE(run.out.find("backend rtl"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("not available yet: the RTL system model lands with the PCIe endpoint"),
+            std::string::npos);
+  EXPECT_NE(run.out.find("UB_ROWS"), std::string::npos);
+  run = RunTpu("info --report json", dir);
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_TRUE(
+      Python("import json, sys; d = json.load(open(sys.argv[1])); "
+             "assert d['n'] == 16 and d['ub_rows'] == 4096, d; "
+             "assert d['acc_rows'] == 1024 and d['param_sets'] == 64, d; "
+             "assert d['tile_bytes'] == 256, d; "
+             "assert d['backend_rtl'].startswith('not available yet'), d",
+             dir.WriteFile("info.json", run.out)));
+}
+
+TEST(MxuCli, StillWorks) {
+  ScratchDir dir;
+  const TpuRun run = RunTpu("mxu --size 8 --m 9 --k 8 --n 8", dir);
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_NE(run.out.find("PASS"), std::string::npos) << run.out;
+}
+
+TEST(TpuCli, HelpAndUsage) {
+  ScratchDir dir;
+  TpuRun run = RunTpu("--help", dir);
+  EXPECT_EQ(run.status, 0);
+  for (const char* command : {"mxu", "dense", "gemm", "info"}) {
+    EXPECT_NE(run.out.find(command), std::string::npos) << run.out;
+  }
+  run = RunTpu("", dir);
+  EXPECT_EQ(run.status, 2);
+  run = RunTpu("frobnicate", dir);
+  EXPECT_EQ(run.status, 2);
+}
+
+}  // namespace
+}  // namespace tpu::cli

@@ -1,0 +1,315 @@
+// The pieces of the `tpu` layer commands, in-process: link and trace-window parsing, the backend
+// factory, the report's n/a figures, --check's comparison, and the dense command run against
+// substitute backends (what the layer handed to the backend, and a wrong result caught by
+// --check with exit status 1).
+#include <gtest/gtest.h>
+
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+#include "compare.h"
+#include "golden/dense.h"
+#include "layer_backend.h"
+#include "layer_options.h"
+#include "npy/npy.h"
+#include "npy/scratch_dir.h"
+#include "pcie_link.h"
+#include "report.h"
+
+namespace tpu::cli {
+namespace {
+
+using golden::Tensor;
+
+template <typename Fn>
+void ExpectThrowContaining(Fn&& fn, const std::string& part) {
+  try {
+    fn();
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find(part), std::string::npos)
+        << "message: " << e.what() << "\nexpected to contain: " << part;
+    return;
+  }
+  ADD_FAILURE() << "nothing thrown; expected: " << part;
+}
+
+// ---------------------------------------------------------------------------------------------
+// --pcie and --trace-window
+
+TEST(PcieLink, EveryGenerationAndWidth) {
+  for (int gen = 1; gen <= 5; ++gen) {
+    for (int lanes : {1, 2, 4, 8, 16}) {
+      const std::string text = "gen" + std::to_string(gen) + "x" + std::to_string(lanes);
+      const PcieLink link = ParsePcieLink(text);
+      EXPECT_EQ(link.generation, gen);
+      EXPECT_EQ(link.lanes, lanes);
+      EXPECT_EQ(link.ToString(), text);
+    }
+  }
+  EXPECT_EQ(ParsePcieLink("Gen4X8").ToString(), "gen4x8");
+}
+
+TEST(PcieLink, Bandwidth) {
+  EXPECT_DOUBLE_EQ(ParsePcieLink("gen1x1").BytesPerSecond(), 250e6);  // 2.5 GT/s, 8b/10b
+  EXPECT_DOUBLE_EQ(ParsePcieLink("gen2x16").BytesPerSecond(), 8e9);
+  EXPECT_NEAR(ParsePcieLink("gen3x16").BytesPerSecond(), 15.754e9, 1e6);  // 128b/130b
+  EXPECT_NEAR(ParsePcieLink("gen5x16").BytesPerSecond(), 63.015e9, 1e6);
+  EXPECT_STREQ(ParsePcieLink("gen2x1").Encoding(), "8b/10b");
+  EXPECT_STREQ(ParsePcieLink("gen3x1").Encoding(), "128b/130b");
+  const PcieLink fallback;
+  EXPECT_EQ(fallback.ToString(), "gen3x16");  // the default, as in DESIGN.md
+}
+
+TEST(PcieLink, Rejects) {
+  for (const char* text :
+       {"", "gen", "gen3", "gen3x", "gen0x16", "gen6x16", "gen3x3", "gen3x32", "gen3x016", "gen3x0",
+        "pcie3x16", "gen3x16 ", "gen33x16", "3x16", "gen3*16", "gen-3x16"}) {
+    ExpectThrowContaining([&] { ParsePcieLink(text); },
+                          "'" + std::string(text) +
+                              "' is not a PCIe link: expected genGxL with generation G in 1..5 "
+                              "and L in 1, 2, 4, 8, 16 lanes, e.g. gen3x16");
+  }
+}
+
+TEST(TraceWindow, Parses) {
+  uint64_t a = 7, b = 7;
+  ParseTraceWindow("100:400", a, b);
+  EXPECT_EQ(a, 100u);
+  EXPECT_EQ(b, 400u);
+  ParseTraceWindow(":50", a, b);
+  EXPECT_EQ(a, 0u);
+  EXPECT_EQ(b, 50u);
+  ParseTraceWindow("50:", a, b);
+  EXPECT_EQ(a, 50u);
+  EXPECT_EQ(b, UINT64_MAX);
+  ExpectThrowContaining([&] { ParseTraceWindow("100", a, b); }, "expected FIRST:LAST cycles");
+  ExpectThrowContaining([&] { ParseTraceWindow("a:5", a, b); }, "whole numbers");
+  ExpectThrowContaining([&] { ParseTraceWindow("-1:5", a, b); }, "whole numbers");
+  ExpectThrowContaining([&] { ParseTraceWindow("5:5", a, b); }, "LAST must be after FIRST");
+}
+
+TEST(LayerOptions, Resolve) {
+  LayerOptions o;
+  o.pcie = "gen4x4";
+  o.trace = "t.fst";
+  o.trace_window = "10:20";
+  const BackendOptions r = ResolveBackendOptions(o);
+  EXPECT_EQ(r.link.ToString(), "gen4x4");
+  EXPECT_EQ(r.trace_path, "t.fst");
+  EXPECT_EQ(r.trace_begin, 10u);
+  EXPECT_EQ(r.trace_end, 20u);
+  o.trace.clear();
+  ExpectThrowContaining([&] { ResolveBackendOptions(o); }, "needs --trace FILE.fst");
+  o.trace_window.clear();
+  o.pcie = "gen9x1";
+  ExpectThrowContaining([&] { ResolveBackendOptions(o); }, "--pcie: 'gen9x1' is not a PCIe link");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Backends and the report
+
+TEST(Backends, Factory) {
+  EXPECT_EQ(MakeBackend("golden", {})->name(), "golden");
+  ExpectThrowContaining([] { MakeBackend("rtl", {}); },
+                        "--backend rtl: not available yet: the RTL system model lands with the "
+                        "PCIe endpoint");
+  ExpectThrowContaining([] { MakeBackend("tpu", {}); }, "--backend tpu: expected golden or rtl");
+  BackendOptions traced;
+  traced.trace_path = "x.fst";
+  ExpectThrowContaining([&] { MakeBackend("golden", traced); }, "--trace x.fst: the golden");
+}
+
+TEST(Backends, GoldenComputesTheGoldenLayer) {
+  runtime::DenseLayer layer;
+  layer.weights = Tensor<int8_t>({3, 2}, {1, -1, 2, 0, 3, 1});
+  layer.bias = {1, -3};
+  layer.input_zero_point = 1;
+  layer.requant.multipliers = {{1 << 30, 0}};
+  layer.requant.out_zero_point = 100;
+  const Tensor<int8_t> x({2, 3}, {1, 2, 3, -1, 0, 5});
+  const LayerResult<int8_t> y = MakeBackend("golden", {})->RunDense(x, layer);
+  EXPECT_EQ(y.output.data, (std::vector<int8_t>{105, 100, 105, 102}));
+  EXPECT_FALSE(y.stats.cycles.has_value());
+  EXPECT_EQ(MakeBackend("golden", {})->RunGemm(x, layer.weights).output.data,
+            (std::vector<int32_t>{14, 2, 14, 6}));
+}
+
+TEST(Report, NotAvailableFigures) {
+  Report r("title");
+  r.AddNotAvailable("cycles", "cycles", "RTL backend only");
+  r.Add("macs", "MACs", int64_t{12});
+  std::ostringstream text, json;
+  r.PrintText(text);
+  r.PrintJson(json);
+  EXPECT_NE(text.str().find("cycles  n/a (RTL backend only)"), std::string::npos) << text.str();
+  EXPECT_EQ(json.str(), "{\"report\": \"title\", \"cycles\": null, \"macs\": 12}\n");
+}
+
+TEST(Report, RunFiguresFromTheBackend) {
+  RunStats stats;
+  stats.cycles = 2000;
+  stats.clock_mhz = 1000.0;
+  stats.mxu_utilization = 0.5;
+  stats.pcie_bytes_to_device = 4096;
+  Report r("t");
+  BackendOptions options;
+  AddRunFigures(r, options, stats, 1000000, 0.25);
+  std::ostringstream json;
+  r.PrintJson(json);
+  EXPECT_NE(json.str().find("\"cycles\": 2000"), std::string::npos) << json.str();
+  EXPECT_NE(json.str().find("\"simulated_us\": 2,"), std::string::npos) << json.str();
+  EXPECT_NE(json.str().find("\"tops\": 1,"), std::string::npos) << json.str();  // 2e6 ops in 2 us
+  EXPECT_NE(json.str().find("\"mxu_utilization\": 0.5"), std::string::npos);
+  EXPECT_NE(json.str().find("\"pcie_bytes_to_device\": 4096"), std::string::npos);
+  EXPECT_NE(json.str().find("\"pcie_bytes_from_device\": null"), std::string::npos);
+}
+
+// ---------------------------------------------------------------------------------------------
+// --check
+
+TEST(Check, ComparesAndNamesTheFirstMismatch) {
+  const Tensor<int8_t> want({2, 3}, {1, 2, 3, 4, 5, 6});
+  Tensor<int8_t> got = want;
+  Report same("t");
+  EXPECT_EQ(ReportCheck(same, "rtl", "output", got, want), "");
+  got.data[4] = -9;
+  got.data[5] = 0;
+  Report r("t");
+  EXPECT_EQ(ReportCheck(r, "rtl", "output", got, want),
+            "--check: first mismatch at output[1][1] (row 1, column 1): rtl -9, golden 5 "
+            "(2 of 6 differ)");
+  std::ostringstream text;
+  r.PrintText(text);
+  EXPECT_NE(text.str().find("FAIL (2 of 6 results differ)"), std::string::npos);
+  const Tensor<int8_t> other_shape({3, 2}, want.data);
+  Report r2("t");
+  EXPECT_NE(ReportCheck(r2, "rtl", "output", other_shape, want).find("has shape [3, 2]"),
+            std::string::npos);
+}
+
+// A backend that records what it was given and can corrupt one output element.
+class FakeBackend : public LayerBackend {
+ public:
+  struct Log {
+    runtime::DenseLayer layer;
+    int dense_calls = 0;
+  };
+  FakeBackend(std::shared_ptr<Log> log, bool corrupt) : log_(std::move(log)), corrupt_(corrupt) {}
+  std::string name() const override { return "fake"; }
+  LayerResult<int8_t> RunDense(const Tensor<int8_t>& x, const runtime::DenseLayer& layer) override {
+    log_->layer = layer;
+    ++log_->dense_calls;
+    LayerResult<int8_t> r{
+        golden::Dense(x, layer.weights, layer.bias, layer.input_zero_point, layer.requant), {}};
+    if (corrupt_) r.output.data.back() = static_cast<int8_t>(r.output.data.back() + 1);
+    r.stats.cycles = 1234;
+    return r;
+  }
+  LayerResult<int32_t> RunGemm(const Tensor<int8_t>&, const Tensor<int8_t>&) override { return {}; }
+
+ private:
+  std::shared_ptr<Log> log_;
+  bool corrupt_;
+};
+
+class DenseInProcess : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    npy::Write(dir_ / "x.npy", Tensor<int8_t>({2, 3}, {1, 2, 3, -1, 0, 5}));
+    npy::Write(dir_ / "w.npy", Tensor<int8_t>({3, 2}, {1, -1, 2, 0, 3, 1}));
+  }
+
+  // Parses `args` as `dense ...` and runs it with FakeBackend; stdout and stderr are captured.
+  int RunDense(const std::string& args, bool corrupt) {
+    CLI::App app;
+    auto log = log_;
+    const CommandRunner runner =
+        AddDenseCommand(app, [log, corrupt](const std::string&, const BackendOptions&) {
+          return std::make_unique<FakeBackend>(log, corrupt);
+        });
+    app.parse("dense --input " + (dir_ / "x.npy") + " --weights " + (dir_ / "w.npy") +
+                  " --output " + (dir_ / "y.npy") + " " + args,
+              false);
+    std::ostringstream out, err;
+    auto* old_out = std::cout.rdbuf(out.rdbuf());
+    auto* old_err = std::cerr.rdbuf(err.rdbuf());
+    int status = -1;
+    try {
+      status = runner();
+    } catch (...) {
+      std::cout.rdbuf(old_out);
+      std::cerr.rdbuf(old_err);
+      throw;
+    }
+    std::cout.rdbuf(old_out);
+    std::cerr.rdbuf(old_err);
+    out_ = out.str();
+    err_ = err.str();
+    return status;
+  }
+
+  tpu::testing::ScratchDir dir_;
+  std::shared_ptr<FakeBackend::Log> log_ = std::make_shared<FakeBackend::Log>();
+  std::string out_, err_;
+};
+
+TEST_F(DenseInProcess, MismatchExitsOneAndNamesTheElement) {
+  EXPECT_EQ(RunDense("--scale 0.5 --check", true), 1);
+  // Golden: x W = [[14, 2], [14, 6]] * 0.5 = [[7, 1], [7, 3]]; the fake adds 1 to the last.
+  EXPECT_EQ(err_,
+            "tpu dense: --check: first mismatch at output[1][1] (row 1, column 1): fake 4, "
+            "golden 3 (1 of 4 differ)\n");
+  EXPECT_NE(out_.find("FAIL (1 of 4 results differ)"), std::string::npos) << out_;
+  EXPECT_NE(out_.find("1234"), std::string::npos) << out_;  // the backend's cycles reported
+  // The backend's (wrong) output is still written, for inspection.
+  EXPECT_EQ(npy::Read<int8_t>(dir_ / "y.npy").data, (std::vector<int8_t>{7, 1, 7, 4}));
+}
+
+TEST_F(DenseInProcess, WithoutCheckAWrongResultGoesUnnoticed) {
+  EXPECT_EQ(RunDense("--scale 0.5", true), 0);
+  EXPECT_TRUE(err_.empty());
+  EXPECT_NE(out_.find("not requested (--check)"), std::string::npos);
+}
+
+TEST_F(DenseInProcess, TheLayerTheBackendGets) {
+  EXPECT_EQ(RunDense("--scale 0.5 --input-zero-point 1 --output-zero-point -20 --activation relu6 "
+                     "--output-scale 0.25",
+                     false),
+            0);
+  ASSERT_EQ(log_->dense_calls, 1);
+  const runtime::DenseLayer& l = log_->layer;
+  EXPECT_EQ(l.weights.shape, (std::vector<int64_t>{3, 2}));
+  EXPECT_TRUE(l.bias.empty());
+  EXPECT_EQ(l.input_zero_point, 1);
+  ASSERT_EQ(l.requant.multipliers.size(), 1u);
+  EXPECT_EQ(l.requant.multipliers[0].multiplier, 1 << 30);
+  EXPECT_EQ(l.requant.multipliers[0].shift, 0);
+  EXPECT_EQ(l.requant.out_zero_point, -20);
+  EXPECT_EQ(l.requant.act_min, -20);       // relu6: q(0) = zero point
+  EXPECT_EQ(l.requant.act_max, -20 + 24);  // q(6) = -20 + 6 / 0.25
+}
+
+TEST_F(DenseInProcess, ScaleQuantizedLikeTflite) {
+  EXPECT_EQ(RunDense("--scale 0.0001", false), 0);
+  const golden::QuantizedMultiplier want = golden::QuantizeMultiplier(0.0001);
+  EXPECT_EQ(log_->layer.requant.multipliers[0].multiplier, want.multiplier);
+  EXPECT_EQ(log_->layer.requant.multipliers[0].shift, want.shift);
+  EXPECT_EQ(want.shift, -13);  // 0.0001 = 0.8192 * 2^-13
+  EXPECT_NE(
+      out_.find("--scale 0.0001 -> multiplier " + std::to_string(want.multiplier) + ", shift -13"),
+      std::string::npos)
+      << out_;
+}
+
+TEST_F(DenseInProcess, BackendNotCalledOnBadInput) {
+  npy::Write(dir_ / "w.npy", Tensor<int8_t>({4, 2}));
+  ExpectThrowContaining([&] { RunDense("--scale 1", false); }, "expected (K, N) with K = 3");
+  EXPECT_EQ(log_->dense_calls, 0);
+}
+
+}  // namespace
+}  // namespace tpu::cli
