@@ -9,3 +9,72 @@ tpu_add_synth_test(host_regs_n8 TOP tpu_host_regs
   PARAMS N=8 UbRows=256 AccRows=64 DramBytes=65536 ParamSets=8
   CHECKS "select -assert-none t:$mem_v2 t:$mem"
          "select -assert-count 533 t:$_DFF_* t:$_DFFE_*")
+
+# TLP and DMA blocks of the host interface at their defaults (N = 16: MPS 256, MRRS 512, 16
+# tags). Each is stopped before memory mapping to count its memories, then mapped to gates
+# for the flip-flop count (the bound is the count measured, rounded up).
+set(TPU_HOST_IF_SYNTH_COMMON ${TPU_RTL_PKG} ${TPU_RTL_DIR}/ctrl/tpu_ctrl_queue.sv
+    ${TPU_RTL_DIR}/ub/tpu_mem_1r1w.sv)
+set(TPU_HOST_IF_TO_GATES "techmap" "opt -fast" "abc -fast" "opt -fast")
+
+# Receive: the register-read completion FIFO is a memory; 264 flops (completion beat register
+# 128, register request 50, completion header 42, BAR0 write header 16, drop counter 16).
+tpu_add_synth_test(host_rx TOP tpu_host_rx
+  SOURCES ${TPU_HOST_IF_SYNTH_COMMON} ${TPU_RTL_DIR}/host_if/tpu_host_rx.sv
+  FLOW "synth -top tpu_host_rx -flatten -run begin:fine"
+  CHECKS "select -assert-count 1 t:$mem_v2" ${TPU_HOST_IF_TO_GATES}
+         "select -assert-max 280 t:$_*DFF*")
+
+# Read engine: the completion buffer (16 tags x 512 bytes = 512 rows of 128 bits) and the
+# per-client order and output FIFOs are memories (5); 1052 flops, mostly the 16 tags' state
+# (beats requested and received, address bits 6:0, an 18-bit issue stamp, flags) and the two
+# clients' open and waiting runs (64-bit addresses).
+tpu_add_synth_test(host_dma_rd TOP tpu_host_dma_rd
+  SOURCES ${TPU_HOST_IF_SYNTH_COMMON} ${TPU_RTL_DIR}/host_if/tpu_host_dma_rd.sv
+  FLOW "synth -top tpu_host_dma_rd -flatten -run begin:fine"
+  CHECKS "select -assert-count 5 t:$mem_v2"
+         "select -assert-count 1 t:$mem_v2 r:SIZE=512 %i r:WIDTH=128 %i"
+         "select -assert-none t:$mul t:$div t:$mod"
+         ${TPU_HOST_IF_TO_GATES}
+         "select -assert-max 1100 t:$_*DFF*")
+
+# Write engine: data FIFO (32 beats of 128 bits) and descriptor FIFO are memories; 196 flops
+# (open run, split beat, pointers).
+tpu_add_synth_test(host_dma_wr TOP tpu_host_dma_wr
+  SOURCES ${TPU_HOST_IF_SYNTH_COMMON} ${TPU_RTL_DIR}/host_if/tpu_host_dma_wr.sv
+  FLOW "synth -top tpu_host_dma_wr -flatten -run begin:fine"
+  CHECKS "select -assert-count 2 t:$mem_v2"
+         "select -assert-count 1 t:$mem_v2 r:SIZE=32 %i r:WIDTH=128 %i"
+         "select -assert-none t:$mul t:$div t:$mod"
+         ${TPU_HOST_IF_TO_GATES}
+         "select -assert-max 210 t:$_*DFF*")
+
+# Transmit: no memory; 170 flops (the output beat register, the held payload DW, state).
+tpu_add_synth_test(host_tx TOP tpu_host_tx
+  SOURCES ${TPU_RTL_PKG} ${TPU_RTL_DIR}/host_if/tpu_host_tx.sv
+  CHECKS "select -assert-none t:$mem_v2" "select -assert-max 180 t:$_*DFF*")
+
+# Ring: no memory (the slots wait in the read engine's buffer); 41 flops (head, fetch pointer,
+# slots in flight, state).
+tpu_add_synth_test(host_ring TOP tpu_host_ring
+  SOURCES ${TPU_RTL_PKG} ${TPU_RTL_DIR}/host_if/tpu_host_ring.sv
+  CHECKS "select -assert-none t:$mem_v2" "select -assert-max 45 t:$_*DFF*")
+
+# The whole host interface at N = 16 with the register file: 8 memories (receive 1, read
+# engine 5, write engine 2); 2215 flops, of which the register file holds 533.
+tpu_add_synth_test(host_if_n16 TOP tpu_host_if
+  SOURCES ${TPU_HOST_IF_SYNTH_COMMON} ${TPU_RTL_ISA_PKG} ${TPU_RTL_REGS_PKG}
+          ${TPU_RTL_HOST_IF}
+  FLOW "synth -top tpu_host_if -flatten -run begin:fine"
+  CHECKS "select -assert-count 8 t:$mem_v2" ${TPU_HOST_IF_TO_GATES}
+         "select -assert-max 2300 t:$_*DFF*")
+
+# The device (tpu_top = host interface + core) at N = 16 with small memories, stopped before
+# memory mapping: it elaborates with no latch and every storage array stays a memory (the
+# core's 28, see synth.core_n4, and the host interface's 8). About 75 s.
+tpu_add_synth_test(top_n16 TOP tpu_top
+  SOURCES ${TPU_RTL_PKG} ${TPU_RTL_ISA_PKG} ${TPU_RTL_REGS_PKG} ${TPU_RTL_CORE}
+          ${TPU_RTL_HOST_IF} ${TPU_RTL_DIR}/tpu_top.sv
+  PARAMS UbRows=256 AccRows=64 DramBytes=65536 ParamSets=2
+  FLOW "synth -top tpu_top -flatten -run begin:fine"
+  CHECKS "select -assert-count 36 t:$mem_v2")

@@ -1,0 +1,369 @@
+`include "tpu_assert.svh"
+// TLP receive side of the host interface (docs/host_if.md sections 1 and 3). Parses the TLPs
+// the link delivers on rx_* (128-bit beats, header in the first beat, payload beat aligned):
+// - MRd / MWr of one DW (3- or 4-DW header, no poisoned data) are BAR0 register accesses: they
+//   go out on reg_req_* (address bits 11:0, first DW byte enables, write data) from a register
+//   stage. For each read, the fields its completion echoes (requester ID, tag, lower address,
+//   byte count computed from the byte enables) are queued on rcpl_* in request order.
+// - CplD / Cpl are completions of the read engine's requests: each payload beat leaves on
+//   cpl_* (one register stage, never back-pressured) with the header's tag, status, poisoned
+//   bit, byte count, lower address and length; a Cpl without data leaves as one beat with
+//   cpl_has_data_o low.
+// - Everything else is dropped whole (consumed up to its last beat) and counted in
+//   drop_count_o: other TLP types (messages, I/O, configuration, atomics), BAR0 accesses longer
+//   than one DW, poisoned BAR0 writes, TLPs whose beats contradict their header (an MRd or Cpl
+//   with a payload beat, an MWr or CplD without one, a beat after the expected last one), and
+//   beats that arrive without a start of packet.
+// Latency: a register request is offered in the cycle after its last beat was taken; a
+// completion beat one cycle after it was taken. rx_ready_o is low only while a register
+// request waits for reg_req_ready_i (or, for a read, while the completion queue is full), so
+// register accesses take at most one TLP per two cycles and completions one beat per cycle.
+module tpu_host_rx #(
+  parameter int unsigned InfoDepth = 4  // register reads whose completion is not yet sent
+) (
+  input  logic         clk_i,
+  input  logic         rst_ni,
+  // TLP beats from the link.
+  input  logic         rx_valid_i,         // a beat is offered
+  output logic         rx_ready_o,         // ... and taken this cycle
+  input  logic [127:0] rx_data_i,          // DW d at [32d +: 32]
+  input  logic         rx_sop_i,           // first beat of a TLP
+  input  logic         rx_eop_i,           // last beat of a TLP
+  // BAR0 register accesses (tpu_host_regs).
+  output logic         reg_req_valid_o,    // a single-DW access is offered
+  input  logic         reg_req_ready_i,    // ... and taken this cycle
+  output logic         reg_req_write_o,    // 1 write, 0 read
+  output logic [11:0]  reg_req_addr_o,     // byte address in BAR0, bits 1:0 zero
+  output logic [31:0]  reg_req_wdata_o,    // write data
+  output logic [3:0]   reg_req_be_o,       // first DW byte enables
+  // Completion fields of the register reads, in request order (tpu_host_tx).
+  output logic         rcpl_valid_o,       // the oldest read's fields are offered
+  input  logic         rcpl_ready_i,       // ... and taken this cycle
+  output logic [15:0]  rcpl_requester_o,   // requester ID of the MRd
+  output logic [7:0]   rcpl_tag_o,         // tag of the MRd
+  output logic [6:0]   rcpl_lower_addr_o,  // lower address: first enabled byte
+  output logic [2:0]   rcpl_byte_count_o,  // enabled byte span, 1..4
+  // Completion beats for the DMA read engine (always taken).
+  output logic         cpl_valid_o,        // a completion beat
+  output logic         cpl_first_o,        // ... its TLP's first beat
+  output logic         cpl_last_o,         // ... its TLP's last beat
+  output logic         cpl_has_data_o,     // 0: a Cpl without data (one beat, no payload)
+  output logic [7:0]   cpl_tag_o,          // header: tag
+  output logic [2:0]   cpl_status_o,       // header: completion status (0 = SC)
+  output logic         cpl_poisoned_o,     // header: EP
+  output logic [11:0]  cpl_byte_count_o,   // header: byte count (0 = 4096)
+  output logic [6:0]   cpl_lower_addr_o,   // header: lower address
+  output logic [9:0]   cpl_dwords_o,       // header: length in DWs (0 = 1024)
+  output logic [127:0] cpl_data_o,         // payload beat
+  // Status.
+  output logic [15:0]  drop_count_o        // TLPs dropped (saturates)
+);
+
+  localparam int unsigned InfoW = 16 + 8 + 7 + 3;  // requester, tag, lower address, byte count
+
+  typedef enum logic [1:0] {
+    StHdr    = 2'd0,  // expecting the first beat of a TLP
+    StWrData = 2'd1,  // a BAR0 write's header was taken, its data beat follows
+    StCpl    = 2'd2,  // forwarding the payload beats of a CplD
+    StDrop   = 2'd3   // dropping beats up to the end of the TLP
+  } state_e;
+
+  // ---------------------------------------------------------------------------------------
+  // Header decode (first beat)
+  // ---------------------------------------------------------------------------------------
+  logic [31:0] dw0, dw1, dw2, dw3;
+  logic [2:0]  fmt;
+  logic [4:0]  typ;
+  logic [9:0]  len;
+  logic        ep, is_mem, is_cpl, four_dw, with_data;
+  logic        bar_read, bar_write, cpl_nodata, cpl_data;
+  logic [31:0] mem_addr_lo;   // address bits 31:0 of an MRd / MWr
+  logic [3:0]  first_be;
+
+  assign dw0 = rx_data_i[31:0];
+  assign dw1 = rx_data_i[63:32];
+  assign dw2 = rx_data_i[95:64];
+  assign dw3 = rx_data_i[127:96];
+
+  assign fmt         = dw0[31:29];
+  assign typ         = dw0[28:24];
+  assign ep          = dw0[14];
+  assign len         = dw0[9:0];
+  assign four_dw     = fmt[0];
+  assign with_data   = fmt[1];
+  assign is_mem      = typ == 5'b00000 && fmt[2] == 1'b0;
+  assign is_cpl      = typ == 5'b01010 && (fmt == 3'b000 || fmt == 3'b010);
+  assign mem_addr_lo = four_dw ? dw3 : dw2;
+  assign first_be    = dw1[3:0];
+
+  // Supported TLPs; each must end where its header says (MRd and Cpl in their header beat).
+  assign bar_read   = is_mem && !with_data && len == 10'd1 && rx_eop_i;
+  assign bar_write  = is_mem && with_data && len == 10'd1 && !ep && !rx_eop_i;
+  assign cpl_nodata = is_cpl && !with_data && rx_eop_i;
+  assign cpl_data   = is_cpl && with_data && !rx_eop_i;
+
+  // Completion fields of a single-DW read (PCIe byte count and lower address rules).
+  logic [1:0] first_byte;
+  logic [2:0] byte_count;
+
+  always_comb begin
+    first_byte = 2'd0;
+    byte_count = 3'd1;
+    unique casez (first_be)
+      4'b0000: begin first_byte = 2'd0; byte_count = 3'd1; end
+      4'b1??1: begin first_byte = 2'd0; byte_count = 3'd4; end
+      4'b01?1: begin first_byte = 2'd0; byte_count = 3'd3; end
+      4'b1?10: begin first_byte = 2'd1; byte_count = 3'd3; end
+      4'b0011: begin first_byte = 2'd0; byte_count = 3'd2; end
+      4'b0110: begin first_byte = 2'd1; byte_count = 3'd2; end
+      4'b1100: begin first_byte = 2'd2; byte_count = 3'd2; end
+      4'b0001: begin first_byte = 2'd0; byte_count = 3'd1; end
+      4'b0010: begin first_byte = 2'd1; byte_count = 3'd1; end
+      4'b0100: begin first_byte = 2'd2; byte_count = 3'd1; end
+      4'b1000: begin first_byte = 2'd3; byte_count = 3'd1; end
+      default: begin first_byte = 2'd0; byte_count = 3'd1; end
+    endcase
+  end
+
+  // ---------------------------------------------------------------------------------------
+  // Completion fields of register reads: a small FIFO
+  // ---------------------------------------------------------------------------------------
+  logic             info_push, info_ready;
+  logic [InfoW-1:0] info_in, info_out;
+  logic [$clog2(InfoDepth + 1)-1:0] info_count;
+  logic             info_empty;
+
+  assign info_in = {dw1[31:16], dw1[15:8], mem_addr_lo[6:2], first_byte, byte_count};
+
+  tpu_ctrl_queue #(
+    .Width(InfoW),
+    .Depth(InfoDepth)
+  ) u_info (
+    .clk_i       (clk_i),
+    .rst_ni      (rst_ni),
+    .clear_i     (1'b0),
+    .in_valid_i  (info_push),
+    .in_ready_o  (info_ready),
+    .in_data_i   (info_in),
+    .out_valid_o (rcpl_valid_o),
+    .out_ready_i (rcpl_ready_i),
+    .out_data_o  (info_out),
+    .count_o     (info_count),
+    .empty_o     (info_empty)
+  );
+
+  assign {rcpl_requester_o, rcpl_tag_o, rcpl_lower_addr_o, rcpl_byte_count_o} = info_out;
+
+  // ---------------------------------------------------------------------------------------
+  // Beat handling
+  // ---------------------------------------------------------------------------------------
+  state_e      state_d, state_q;
+  logic        req_valid_d, req_valid_q, req_write_d, req_write_q;
+  logic [11:0] req_addr_d, req_addr_q;
+  logic [31:0] req_wdata_d, req_wdata_q;
+  logic [3:0]  req_be_d, req_be_q;
+  // A BAR0 write's header fields, kept until its data beat (a request may still be waiting).
+  logic [11:0] wr_addr_d, wr_addr_q;
+  logic [3:0]  wr_be_d, wr_be_q;
+  logic        beat, drop;
+  // Completion header fields (held for the payload beats) and the output register.
+  logic [7:0]  ch_tag_d, ch_tag_q;
+  logic [2:0]  ch_status_d, ch_status_q;
+  logic        ch_ep_d, ch_ep_q, ch_first_d, ch_first_q;
+  logic [11:0] ch_bc_d, ch_bc_q;
+  logic [6:0]  ch_la_d, ch_la_q;
+  logic [9:0]  ch_len_d, ch_len_q;
+  logic        cpl_valid_d, cpl_valid_q, cpl_first_d, cpl_first_q, cpl_last_d, cpl_last_q;
+  logic        cpl_has_data_d, cpl_has_data_q;
+  logic [127:0] cpl_data_d, cpl_data_q;
+  logic [15:0] drop_count_d, drop_count_q;
+
+  // A register request waits in req_*_q until taken; the next BAR0 access waits for it.
+  logic req_free;
+  assign req_free = !req_valid_q;
+
+  always_comb begin
+    rx_ready_o = 1'b1;
+    unique case (state_q)
+      StHdr:    rx_ready_o = !(rx_sop_i && bar_read) || (req_free && info_ready);
+      StWrData: rx_ready_o = req_free;
+      default:  rx_ready_o = 1'b1;
+    endcase
+  end
+
+  assign beat = rx_valid_i && rx_ready_o;
+
+  always_comb begin
+    state_d        = state_q;
+    req_valid_d    = req_valid_q && !reg_req_ready_i;
+    req_write_d    = req_write_q;
+    req_addr_d     = req_addr_q;
+    req_wdata_d    = req_wdata_q;
+    req_be_d       = req_be_q;
+    wr_addr_d      = wr_addr_q;
+    wr_be_d        = wr_be_q;
+    info_push      = 1'b0;
+    drop           = 1'b0;
+    ch_tag_d       = ch_tag_q;
+    ch_status_d    = ch_status_q;
+    ch_ep_d        = ch_ep_q;
+    ch_bc_d        = ch_bc_q;
+    ch_la_d        = ch_la_q;
+    ch_len_d       = ch_len_q;
+    ch_first_d     = ch_first_q;
+    cpl_valid_d    = 1'b0;
+    cpl_first_d    = cpl_first_q;
+    cpl_last_d     = cpl_last_q;
+    cpl_has_data_d = cpl_has_data_q;
+    cpl_data_d     = cpl_data_q;
+    if (beat) begin
+      unique case (state_q)
+        StHdr: begin
+          // Header fields a completion carries (used if this is one).
+          ch_tag_d    = dw2[15:8];
+          ch_status_d = dw1[15:13];
+          ch_ep_d     = ep;
+          ch_bc_d     = dw1[11:0];
+          ch_la_d     = dw2[6:0];
+          ch_len_d    = len;
+          ch_first_d  = 1'b1;
+          if (!rx_sop_i) begin
+            drop    = 1'b1;
+            state_d = rx_eop_i ? StHdr : StDrop;
+          end else if (bar_read) begin
+            req_valid_d = 1'b1;
+            req_write_d = 1'b0;
+            req_addr_d  = {mem_addr_lo[11:2], 2'b00};
+            req_be_d    = first_be;
+            req_wdata_d = '0;
+            info_push   = 1'b1;
+          end else if (bar_write) begin
+            wr_addr_d = {mem_addr_lo[11:2], 2'b00};
+            wr_be_d   = first_be;
+            state_d   = StWrData;
+          end else if (cpl_data) begin
+            state_d = StCpl;
+          end else if (cpl_nodata) begin
+            cpl_valid_d    = 1'b1;
+            cpl_first_d    = 1'b1;
+            cpl_last_d     = 1'b1;
+            cpl_has_data_d = 1'b0;
+          end else begin
+            drop    = 1'b1;
+            state_d = rx_eop_i ? StHdr : StDrop;
+          end
+        end
+        StWrData: begin
+          req_valid_d = 1'b1;
+          req_write_d = 1'b1;
+          req_addr_d  = wr_addr_q;
+          req_be_d    = wr_be_q;
+          req_wdata_d = rx_data_i[31:0];
+          if (!rx_eop_i) begin
+            // Longer than its one DW: the write is still done, the rest dropped and counted.
+            drop    = 1'b1;
+            state_d = StDrop;
+          end else begin
+            state_d = StHdr;
+          end
+        end
+        StCpl: begin
+          cpl_valid_d    = 1'b1;
+          cpl_first_d    = ch_first_q;
+          cpl_last_d     = rx_eop_i;
+          cpl_has_data_d = 1'b1;
+          cpl_data_d     = rx_data_i;
+          ch_first_d     = 1'b0;
+          if (rx_eop_i) state_d = StHdr;
+        end
+        StDrop: begin
+          if (rx_eop_i) state_d = StHdr;
+        end
+        default: state_d = StHdr;
+      endcase
+    end
+  end
+
+  assign drop_count_d = (drop && drop_count_q != 16'hffff) ? drop_count_q + 16'd1 : drop_count_q;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      state_q        <= StHdr;
+      req_valid_q    <= 1'b0;
+      req_write_q    <= 1'b0;
+      req_addr_q     <= '0;
+      req_wdata_q    <= '0;
+      req_be_q       <= '0;
+      wr_addr_q      <= '0;
+      wr_be_q        <= '0;
+      ch_tag_q       <= '0;
+      ch_status_q    <= '0;
+      ch_ep_q        <= 1'b0;
+      ch_bc_q        <= '0;
+      ch_la_q        <= '0;
+      ch_len_q       <= '0;
+      ch_first_q     <= 1'b0;
+      cpl_valid_q    <= 1'b0;
+      cpl_first_q    <= 1'b0;
+      cpl_last_q     <= 1'b0;
+      cpl_has_data_q <= 1'b0;
+      cpl_data_q     <= '0;
+      drop_count_q   <= '0;
+    end else begin
+      state_q        <= state_d;
+      req_valid_q    <= req_valid_d;
+      req_write_q    <= req_write_d;
+      req_addr_q     <= req_addr_d;
+      req_wdata_q    <= req_wdata_d;
+      req_be_q       <= req_be_d;
+      wr_addr_q      <= wr_addr_d;
+      wr_be_q        <= wr_be_d;
+      ch_tag_q       <= ch_tag_d;
+      ch_status_q    <= ch_status_d;
+      ch_ep_q        <= ch_ep_d;
+      ch_bc_q        <= ch_bc_d;
+      ch_la_q        <= ch_la_d;
+      ch_len_q       <= ch_len_d;
+      ch_first_q     <= ch_first_d;
+      cpl_valid_q    <= cpl_valid_d;
+      cpl_first_q    <= cpl_first_d;
+      cpl_last_q     <= cpl_last_d;
+      cpl_has_data_q <= cpl_has_data_d;
+      cpl_data_q     <= cpl_data_d;
+      drop_count_q   <= drop_count_d;
+    end
+  end
+
+  assign reg_req_valid_o  = req_valid_q;
+  assign reg_req_write_o  = req_write_q;
+  assign reg_req_addr_o   = req_addr_q;
+  assign reg_req_wdata_o  = req_wdata_q;
+  assign reg_req_be_o     = req_be_q;
+  assign cpl_valid_o      = cpl_valid_q;
+  assign cpl_first_o      = cpl_first_q;
+  assign cpl_last_o       = cpl_last_q;
+  assign cpl_has_data_o   = cpl_has_data_q;
+  assign cpl_tag_o        = ch_tag_q;
+  assign cpl_status_o     = ch_status_q;
+  assign cpl_poisoned_o   = ch_ep_q;
+  assign cpl_byte_count_o = ch_bc_q;
+  assign cpl_lower_addr_o = ch_la_q;
+  assign cpl_dwords_o     = ch_len_q;
+  assign cpl_data_o       = cpl_data_q;
+  assign drop_count_o     = drop_count_q;
+
+  // Header fields no supported TLP uses here (traffic class, attributes, TD, address type),
+  // the BAR0 offset's upper address bits (the link routes only BAR0 hits here) and the FIFO's
+  // status.
+  logic unused_bits;
+  assign unused_bits = ^{dw0[23:15], dw0[13:10], mem_addr_lo[31:12], mem_addr_lo[1:0],
+                         info_count, info_empty};
+
+  // ---------------------------------------------------------------------------------------
+  // Assertions
+  // ---------------------------------------------------------------------------------------
+  `TPU_ASSERT_INIT(InfoDepthAtLeastTwo, InfoDepth >= 2)
+  `TPU_ASSERT(InfoPushedWithRoom, !info_push || info_ready, clk_i, rst_ni)
+  `TPU_ASSERT(OneRequestAtATime, !(info_push && req_valid_q), clk_i, rst_ni)
+
+endmodule

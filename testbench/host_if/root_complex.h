@@ -1,0 +1,152 @@
+// A cycle model of the PCIe root complex seen from the device's TLP streams (docs/host_if.md
+// section 1), free of Verilator: host memory behind it (tpu::model::HostMemory), BAR0 register
+// reads and writes issued by the host, and completions for the device's memory reads.
+//
+// Every TLP the device sends is checked (violations() lists what is wrong): fmt/type, reserved
+// header bits, requester/completer ID, 3-DW header below 4 GiB and 4-DW at or above, length
+// against MPS (writes) and MRRS (reads), no 4 KiB crossing, byte-enable rules, tags below the
+// device's tag count and not reused while outstanding, completions matching a register read.
+//
+// Memory writes land in host memory in arrival order (an MWr to the MSI address is recorded as
+// an MSI instead); a memory read takes its data when it arrives, so a read the device sends
+// before an earlier write returns stale data. Its completions are split at the 64-byte read
+// completion boundary (optionally merged into random multiples of it up to MPS), sent after a
+// random latency, and, optionally, interleaved across tags in random order (in address order
+// within a tag). A read touching a fault range of the host memory gets its completions up to
+// the failing 64-byte piece, then a completion with status CA or UR (or, optionally, every
+// failing piece as a CplD with EP set and the rest as usual); a read touching a
+// silent range is never answered (the device must time out). Received beats may come with
+// random gaps; tx_ready may be withheld at random.
+#ifndef TPU_TESTBENCH_HOST_IF_ROOT_COMPLEX_H_
+#define TPU_TESTBENCH_HOST_IF_ROOT_COMPLEX_H_
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "host_if/tlp.h"
+#include "model/host_memory.h"
+
+namespace tpu::tb {
+
+struct RcConfig {
+  int max_payload = 256;       // MPS, bytes
+  int max_read_req = 512;      // MRRS, bytes
+  int num_tags = 16;           // the device uses tags [0, num_tags)
+  int rcb = 64;                // read completion boundary, bytes
+  uint64_t bar0 = 0xfe000000;  // BAR0 base address (register accesses use 3-DW headers)
+  int min_latency = 8;         // cycles from a read request to its first completion
+  int max_latency = 8;
+  bool merge_completions = false;  // merge RCB pieces into random multiples up to MPS
+  bool reorder = false;            // send due completions of different tags in random order
+  double rx_gap = 0.0;             // probability of a cycle without a beat offered
+  double tx_ready = 1.0;           // probability of tx_ready in a cycle
+  uint8_t fault_status = tlp::kStatusCa;
+  bool fault_poisoned = false;  // a failing piece comes as a poisoned CplD (EP), not a Cpl
+  uint64_t seed = 1;
+};
+
+class RootComplex {
+ public:
+  RootComplex(model::HostMemory* memory, const RcConfig& config);
+
+  const RcConfig& config() const { return config_; }
+  void set_config(const RcConfig& config);  // timing and behaviour; keeps queued traffic
+  model::HostMemory& memory() { return *memory_; }
+
+  // MWr TLPs to this address are MSIs: recorded, not written to memory.
+  void set_msi_address(uint64_t addr) { msi_addr_ = addr; }
+  // Reads touching [addr, addr + length) are never answered.
+  void AddSilentRange(uint64_t addr, uint64_t length) { silent_.push_back({addr, length}); }
+  void ClearSilentRanges() { silent_.clear(); }
+  bool Silent(uint64_t addr, uint64_t length) const;
+
+  // Host side: BAR0 accesses, sent in order after the completions already due.
+  void WriteReg(uint32_t offset, uint32_t value, uint8_t be = 0xf);
+  int ReadReg(uint32_t offset, uint8_t be = 0xf);         // returns a handle
+  std::optional<uint32_t> ReadResult(int handle) const;   // the value once completed
+  void Inject(const tlp::Tlp& t);                         // any TLP, queued like a host access
+  void InjectBeats(const std::vector<tlp::Beat>& beats);  // raw beats (malformed TLPs)
+
+  // One cycle: BeginCycle draws this cycle's gaps and readiness; the harness drives rx_* and
+  // tx_ready into the device, evaluates it, and reports the handshakes.
+  void BeginCycle(uint64_t cycle);
+  bool rx_valid() const { return rx_valid_; }
+  const tlp::Beat& rx_beat() const { return cur_[pos_]; }
+  void OnRxTaken();
+  bool tx_ready() const { return tx_ready_; }
+  void OnTxBeat(const tlp::Beat& beat);
+
+  struct Msi {
+    uint64_t cycle;
+    uint32_t data;
+    uint64_t writes_before;  // MWr TLPs (not MSIs) received before it
+  };
+  const std::vector<Msi>& msis() const { return msis_; }
+  const std::vector<std::string>& violations() const { return violations_; }
+  bool idle() const;  // nothing queued or being sent, no read of the device outstanding
+  size_t reads_outstanding() const;
+
+  struct Stats {
+    uint64_t mrd = 0, mwr = 0, cpl_sent = 0, reg_cpl = 0;
+    uint64_t bytes_requested = 0, bytes_written = 0;
+    uint64_t tx_beats = 0, rx_beats = 0;
+  };
+  const Stats& stats() const { return stats_; }
+
+ private:
+  struct Range {
+    uint64_t addr, length;
+  };
+  struct Pending {  // a completion waiting to be sent
+    uint64_t due;
+    uint64_t seq;
+    std::vector<tlp::Beat> beats;
+  };
+
+  void Violation(const std::string& what);
+  void OnDeviceTlp(const tlp::Tlp& t);
+  void OnRead(const tlp::Tlp& t);
+  void OnWrite(const tlp::Tlp& t);
+  void OnCompletion(const tlp::Tlp& t);
+  void CheckRequest(const tlp::Tlp& t);
+  bool PickNext();
+  bool Draw(double p);
+
+  model::HostMemory* memory_;
+  RcConfig config_;
+  std::mt19937_64 rng_;
+  uint64_t cycle_ = 0, seq_ = 0;
+  std::optional<uint64_t> msi_addr_;
+  std::vector<Range> silent_;
+
+  std::deque<std::vector<tlp::Beat>> host_queue_;  // register accesses, injections
+  std::map<int, std::deque<Pending>> cpl_queue_;   // per device tag, in address order
+  std::vector<bool> tag_busy_;                     // device tags with completions owed
+  std::vector<tlp::Beat> cur_;                     // the TLP being sent on rx
+  size_t pos_ = 0;
+  bool rx_valid_ = false, tx_ready_ = true;
+  int cur_tag_ = -1;  // device tag of cur_ (a completion)
+
+  std::vector<tlp::Beat> tx_beats_;  // TLP being received from the device
+  struct RegRead {
+    uint32_t offset;
+    uint8_t be;
+    std::optional<uint32_t> value;
+  };
+  std::vector<RegRead> reg_reads_;
+  std::map<int, int> reg_tag_;  // host tag -> handle
+  int next_host_tag_ = 0;
+
+  std::vector<Msi> msis_;
+  std::vector<std::string> violations_;
+  Stats stats_;
+};
+
+}  // namespace tpu::tb
+
+#endif  // TPU_TESTBENCH_HOST_IF_ROOT_COMPLEX_H_

@@ -1,0 +1,485 @@
+// The host interface's TLP receive/transmit and DMA engines (rtl/host_if: tpu_host_rx,
+// tpu_host_dma_rd, tpu_host_dma_wr, tpu_host_tx) in the test top tpu_host_dma_tb, against a
+// root-complex model that checks every TLP the device sends (testbench/host_if). Two
+// configurations: 0 = MPS 256, MRRS 512, 16 tags; 1 = MPS 128, MRRS 256, 4 tags.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "host_if/dma_bench.h"
+#include "host_if/dma_tb_model.h"
+#include "host_if/tlp.h"
+
+namespace tpu::tb {
+namespace {
+
+constexpr uint64_t kLow = 0x00100000;         // host regions below 4 GiB (3-DW headers)
+constexpr uint64_t kHigh = 0x2'4567'0000ull;  // ... and above (4-DW headers)
+constexpr uint64_t kMsiAddr = 0xfee00000;
+
+// The test's seed, or TPU_SEED from the environment (added to it) to try others.
+uint64_t Seed(uint64_t base) {
+  const char* env = std::getenv("TPU_SEED");
+  const uint64_t seed = base + (env != nullptr ? std::strtoull(env, nullptr, 0) : 0);
+  std::printf("seed %llu\n", static_cast<unsigned long long>(seed));
+  return seed;
+}
+
+std::unique_ptr<DmaTbModel> MakeModel(int k, const std::string& name) {
+  const HarnessOptions opts = TestHarnessOptions(name);
+  return k == 0 ? MakeDmaTbModel<0>(opts) : MakeDmaTbModel<1>(opts);
+}
+
+DmaTbConfig ConfigOf(int k) { return MakeModel(k, "")->config(); }
+
+RcConfig BaseRc(const DmaTbConfig& c, uint64_t seed) {
+  RcConfig rc;
+  rc.max_payload = c.max_payload;
+  rc.max_read_req = c.max_read_req;
+  rc.num_tags = c.num_tags;
+  rc.seed = seed;
+  return rc;
+}
+
+// Latency, split completions merged at random, reordering across tags, gaps, stalls.
+RcConfig StressedRc(const DmaTbConfig& c, uint64_t seed) {
+  RcConfig rc = BaseRc(c, seed);
+  rc.min_latency = 2;
+  rc.max_latency = 120;
+  rc.merge_completions = true;
+  rc.reorder = true;
+  rc.rx_gap = 0.25;
+  rc.tx_ready = 0.7;
+  return rc;
+}
+
+struct Profile {
+  const char* name;
+  bool stressed;
+};
+
+std::unique_ptr<DmaBench> MakeBench(int k, bool stressed, uint64_t seed, const std::string& name) {
+  auto model = MakeModel(k, name);
+  const DmaTbConfig c = model->config();
+  auto bench = std::make_unique<DmaBench>(std::move(model),
+                                          stressed ? StressedRc(c, seed) : BaseRc(c, seed), seed);
+  if (stressed) {
+    for (int r = 0; r < 2; ++r) bench->reader(r).set_rates(0.7, 0.6);
+    bench->writer().set_rate(0.7);
+    bench->set_reg_ready(0.5);
+  }
+  bench->rc().set_msi_address(kMsiAddr);
+  return bench;
+}
+
+void FillRandom(DmaBench& b, uint64_t addr, uint64_t length, std::mt19937_64& rng) {
+  std::vector<uint8_t> bytes(length);
+  for (auto& v : bytes) v = static_cast<uint8_t>(rng());
+  b.memory().Write(addr, bytes);
+  b.expected().Write(addr, bytes);
+}
+
+std::vector<uint8_t> RandomBytes(uint64_t length, std::mt19937_64& rng) {
+  std::vector<uint8_t> bytes(length);
+  for (auto& v : bytes) v = static_cast<uint8_t>(rng());
+  return bytes;
+}
+
+void ExpectNoViolations(DmaBench& b) {
+  for (const auto& v : b.rc().violations()) ADD_FAILURE() << v;
+  for (int r = 0; r < 2; ++r) {
+    for (const auto& m : b.reader(r).mismatches()) ADD_FAILURE() << "client " << r << ": " << m;
+  }
+}
+
+// Host memory equals what the writes should have left in [addr, addr + length).
+void ExpectMemory(DmaBench& b, uint64_t addr, uint64_t length) {
+  const std::vector<uint8_t> got = b.memory().Read(addr, length);
+  const std::vector<uint8_t> want = b.expected().Read(addr, length);
+  for (uint64_t i = 0; i < length; ++i) {
+    if (got[i] != want[i]) {
+      ADD_FAILURE() << std::hex << "host byte 0x" << addr + i << " is 0x" << int{got[i]}
+                    << ", expected 0x" << int{want[i]};
+      return;
+    }
+  }
+}
+
+const std::vector<uint64_t> kLengths = {
+    1,   2,   3,   4,   5,   15,  16,  17,   31,   32,   33,   63,   64,   65,   127,  128,
+    129, 255, 256, 257, 511, 512, 513, 1000, 1023, 1024, 1025, 2047, 4095, 4096, 4097, 5000};
+const std::vector<uint64_t> kOffsets = {0, 1, 2, 3, 7, 8, 13, 15};
+
+class HostDma : public ::testing::TestWithParam<std::tuple<int, Profile>> {
+ protected:
+  int k() const { return std::get<0>(GetParam()); }
+  bool stressed() const { return std::get<1>(GetParam()).stressed; }
+  std::unique_ptr<DmaBench> Bench(uint64_t seed, const std::string& name = "") {
+    return MakeBench(k(), stressed(), Seed(seed), name);
+  }
+};
+
+// Reads of every length at odd host offsets through client 0 (the core's beats) while client
+// 1 fetches bursts of ring slots; every beat compared with host memory, every TLP checked.
+TEST_P(HostDma, ReadsOfEveryLengthAndOffset) {
+  auto b = Bench(11 + k(), "host_dma_reads");
+  std::mt19937_64 rng(Seed(5 + k()));
+  for (size_t i = 0; i < kLengths.size(); ++i) {
+    for (int j = 0; j < 2; ++j) {
+      const uint64_t base = ((i + j) % 2 ? kHigh : kLow) + (2 * i + j) * 8192;
+      const uint64_t off = kOffsets[(2 * i + j) % kOffsets.size()];
+      FillRandom(*b, base, 8192 + 64, rng);
+      b->reader(0).Read(base + off, kLengths[i]);
+    }
+  }
+  const uint64_t ring = kLow + 0x200000;
+  FillRandom(*b, ring, 4096, rng);
+  for (int burst = 0; burst < 40; ++burst) {
+    const uint64_t slot = rng() % 256;
+    const uint64_t n = 1 + rng() % 8;
+    b->reader(1).Read(ring + 16 * slot, 16 * std::min<uint64_t>(n, 256 - slot), true);
+  }
+  ASSERT_TRUE(b->Run(400000)) << "did not finish";
+  ExpectNoViolations(*b);
+  EXPECT_EQ(b->reader(0).beats_error() + b->reader(1).beats_error(), 0u);
+  EXPECT_GT(b->reader(0).beats_ok(), 1000u);
+  EXPECT_EQ(b->cpl_unexpected(), 0u);
+  EXPECT_EQ(b->rc().stats().mwr, 0u);
+}
+
+// Writes of every length at odd host offsets: the bytes around each range (guard bytes, and
+// the bytes of partial beats outside the mask) stay intact.
+TEST_P(HostDma, WritesOfEveryLengthAndOffset) {
+  auto b = Bench(21 + k(), "host_dma_writes");
+  std::mt19937_64 rng(Seed(7 + k()));
+  std::vector<std::pair<uint64_t, uint64_t>> regions;
+  for (size_t i = 0; i < kLengths.size(); ++i) {
+    for (int j = 0; j < 2; ++j) {
+      const uint64_t base = ((i + j) % 2 ? kHigh : kLow) + (2 * i + j) * 8192;
+      const uint64_t off = 64 + kOffsets[(2 * i + j) % kOffsets.size()];
+      FillRandom(*b, base, 8192, rng);  // guard pattern
+      b->writer().Write(base + off, RandomBytes(kLengths[i], rng));
+      regions.push_back({base, 8192});
+    }
+  }
+  ASSERT_TRUE(b->Run(400000)) << "did not finish";
+  ExpectNoViolations(*b);
+  for (const auto& [addr, length] : regions) ExpectMemory(*b, addr, length);
+  EXPECT_EQ(b->rc().stats().mrd, 0u);
+  EXPECT_TRUE(b->out().wr_empty);
+}
+
+// Beats with any byte mask (contiguous or not, empty, full), at random and at consecutive
+// addresses: non-contiguous beats go out as 1-DW writes with their byte enables.
+TEST_P(HostDma, WritesWithAnyByteMask) {
+  auto b = Bench(31 + k(), "host_dma_masks");
+  std::mt19937_64 rng(Seed(9 + k()));
+  const uint64_t base = kLow + 0x400000;
+  FillRandom(*b, base, 0x4000, rng);
+  uint64_t beat = base + 16 * (rng() % 64);
+  for (int i = 0; i < 600; ++i) {
+    Bytes16 data;
+    for (auto& v : data) v = static_cast<uint8_t>(rng());
+    uint16_t mask;
+    switch (rng() % 5) {
+      case 0:
+        mask = 0xffff;
+        break;
+      case 1:
+        mask = 0;
+        break;
+      case 2: {  // contiguous
+        const int lo = rng() % 16, hi = lo + rng() % (16 - lo);
+        mask = static_cast<uint16_t>(((1u << (hi + 1)) - 1) & ~((1u << lo) - 1));
+        break;
+      }
+      default:
+        mask = static_cast<uint16_t>(rng());
+        break;
+    }
+    b->writer().WriteBeat(beat, data, mask);
+    beat = (rng() % 4) ? beat + 16 : base + 16 * (rng() % 1000);
+  }
+  ASSERT_TRUE(b->Run(200000)) << "did not finish";
+  ExpectNoViolations(*b);
+  ExpectMemory(*b, base, 0x4000);
+}
+
+// A read of bytes just written (the next transfer of the core's DMA unit, started when the
+// last write beat was taken) sees the new bytes: client 0's MRd waits until every MWr left.
+TEST_P(HostDma, ReadAfterWriteSeesTheWrite) {
+  auto b = Bench(41 + k(), "host_dma_raw");
+  std::mt19937_64 rng(Seed(13 + k()));
+  const uint64_t base = kLow + 0x600000;
+  FillRandom(*b, base, 0x10000, rng);
+  for (int i = 0; i < 30; ++i) {
+    const uint64_t addr = base + rng() % 0xf000;
+    const uint64_t length = 1 + rng() % 1024;
+    b->writer().Write(addr, RandomBytes(length, rng));
+    for (int guard = 0; !b->writer().done(); ++guard) {
+      ASSERT_LT(guard, 100000);
+      b->Step();
+    }
+    b->reader(0).Read(addr, length);
+  }
+  ASSERT_TRUE(b->Run(400000)) << "did not finish";
+  ExpectNoViolations(*b);
+  ExpectMemory(*b, base, 0x10000);
+  EXPECT_EQ(b->reader(0).beats_error(), 0u);
+}
+
+// An MSI requested once the last write beat was taken leaves after every write TLP.
+TEST_P(HostDma, MsiFollowsTheWrites) {
+  auto b = Bench(51 + k(), "host_dma_msi");
+  std::mt19937_64 rng(Seed(17 + k()));
+  const uint64_t base = kHigh + 0x100000;
+  for (int round = 0; round < 5; ++round) {
+    for (int i = 0; i < 8; ++i) {
+      b->writer().Write(base + rng() % 0x8000, RandomBytes(1 + rng() % 700, rng));
+    }
+    for (int guard = 0; !b->writer().done(); ++guard) {
+      ASSERT_LT(guard, 100000);
+      b->Step();
+    }
+    b->RequestMsi(kMsiAddr, static_cast<uint16_t>(0x4100 + round));
+    ASSERT_TRUE(b->Run(100000));
+    b->Idle(20);
+    ASSERT_EQ(b->rc().msis().size(), static_cast<size_t>(round + 1));
+    const auto& msi = b->rc().msis().back();
+    EXPECT_EQ(msi.data, 0x4100u + round);
+    EXPECT_EQ(msi.writes_before, b->rc().stats().mwr) << "a write TLP left after the MSI";
+  }
+  EXPECT_EQ(b->msi_sent(), 5u);
+  ExpectNoViolations(*b);
+  ExpectMemory(*b, base, 0x8000 + 700);
+}
+
+// Completions with status CA or UR, or poisoned: the beats of the failing requests return
+// with the error flag, the others with their data; afterwards the same addresses read fine.
+TEST_P(HostDma, CompletionErrors) {
+  for (int kind = 0; kind < 3; ++kind) {
+    SCOPED_TRACE(kind == 0 ? "CA" : kind == 1 ? "UR" : "poisoned");
+    auto b = Bench(61 + k() + 5 * kind, "host_dma_cpl_errors");
+    RcConfig rc = b->rc().config();
+    rc.fault_status = kind == 0 ? tlp::kStatusCa : tlp::kStatusUr;
+    rc.fault_poisoned = kind == 2;
+    b->rc().set_config(rc);
+    std::mt19937_64 rng(Seed(19 + k()));
+    const uint64_t base = kLow + 0x800000;
+    FillRandom(*b, base, 0x8000, rng);
+    b->memory().AddFault(base + 0x1230, 5);
+    b->memory().AddFault(base + 0x5000, 0x300);
+    for (int i = 0; i < 16; ++i) b->reader(0).Read(base + i * 0x800 + 3, 0x7f0);
+    b->reader(1).Read(base + 0x1200, 0x80, true);
+    ASSERT_TRUE(b->Run(400000)) << "did not finish";
+    ExpectNoViolations(*b);
+    EXPECT_GE(b->reader(0).beats_error(), 1u + 0x300 / 16);
+    EXPECT_GE(b->reader(1).beats_error(), 1u);
+    EXPECT_EQ(b->cpl_unexpected(), 0u);  // poisoned: the request's later completions are taken
+    b->memory().ClearFaults();
+    for (int i = 0; i < 16; ++i) b->reader(0).Read(base + i * 0x800, 0x800);
+    const uint64_t errors = b->reader(0).beats_error();
+    ASSERT_TRUE(b->Run(400000)) << "did not finish after the errors";
+    ExpectNoViolations(*b);
+    EXPECT_EQ(b->reader(0).beats_error(), errors);
+  }
+}
+
+// Requests the root complex never answers time out: their beats return with the error flag,
+// their tags are reused, and later reads are answered normally.
+TEST_P(HostDma, Timeouts) {
+  auto b = Bench(71 + k(), "host_dma_timeouts");
+  std::mt19937_64 rng(Seed(23 + k()));
+  const uint64_t base = kLow + 0xa00000;
+  FillRandom(*b, base, 0x8000, rng);
+  b->rc().AddSilentRange(base + 0x2000, 0x100);
+  b->reader(0).Read(base, 0x4000);
+  b->reader(1).Read(base + 0x2040, 0x20, true);
+  ASSERT_TRUE(b->Run(400000)) << "did not finish";
+  ExpectNoViolations(*b);
+  EXPECT_GE(b->timeouts(), 2u);
+  EXPECT_GE(b->reader(0).beats_error(), 0x100u / 16);
+  EXPECT_EQ(b->reader(1).beats_error(), 2u);
+  b->rc().ClearSilentRanges();
+  const uint64_t errors = b->reader(0).beats_error();
+  for (int i = 0; i < 3; ++i) b->reader(0).Read(base + i * 0x1000 + 5, 0x1000);
+  ASSERT_TRUE(b->Run(400000)) << "did not finish after the timeouts";
+  ExpectNoViolations(*b);
+  EXPECT_EQ(b->reader(0).beats_error(), errors);
+}
+
+// A flush (soft reset, ring restart) in the middle of reads: the completions still owed are
+// thrown away (not reported as unexpected) and the next reads get their own data.
+TEST_P(HostDma, FlushDropsOutstandingReads) {
+  auto b = Bench(81 + k(), "host_dma_flush");
+  RcConfig rc = b->rc().config();
+  rc.min_latency = 150;
+  rc.max_latency = 300;
+  b->rc().set_config(rc);
+  std::mt19937_64 rng(Seed(29 + k()));
+  const uint64_t base = kLow + 0xc00000;
+  FillRandom(*b, base, 0x10000, rng);
+  for (int round = 0; round < 4; ++round) {
+    for (int c = 0; c < 2; ++c) b->reader(c).Read(base + 0x4000 * c + round * 64, 0x3000, c);
+    b->writer().Write(base + 0xc000 + round * 0x400, RandomBytes(0x300, rng));
+    b->Idle(60 + 40 * round);
+    b->FlushReader(round % 2);
+    if (round == 3) b->FlushReader(0);
+    b->Idle(1);
+    b->reader(round % 2).Read(base + 0x8000 + round * 0x100, 0x800, round % 2);
+    ASSERT_TRUE(b->Run(400000)) << "did not finish, round " << round;
+  }
+  ExpectNoViolations(*b);
+  EXPECT_EQ(b->cpl_unexpected(), 0u);
+  EXPECT_EQ(b->reader(0).beats_error() + b->reader(1).beats_error(), 0u);
+  ExpectMemory(*b, base + 0xc000, 0x1000);
+}
+
+// A write-engine flush while TLPs are being sent: the TLP on the wire is finished (every TLP
+// stays legal), nothing else of the dropped beats is sent, and later writes land.
+TEST_P(HostDma, FlushOfTheWriteEngine) {
+  auto b = Bench(91 + k(), "host_dma_wr_flush");
+  std::mt19937_64 rng(Seed(31 + k()));
+  const uint64_t base = kLow + 0xe00000;
+  for (int round = 0; round < 6; ++round) {
+    b->writer().Write(base + round * 0x1000, RandomBytes(0x800, rng));
+    b->Idle(20 + 13 * round);
+    b->FlushWriter();
+    ASSERT_TRUE(b->Run(100000));
+  }
+  const uint64_t written = b->rc().stats().bytes_written;
+  EXPECT_LT(written, 6u * 0x800);
+  b->memory().Write(base + 0x8000, std::vector<uint8_t>(0x200, 0));
+  b->expected().Write(base + 0x8000, std::vector<uint8_t>(0x200, 0));
+  b->writer().Write(base + 0x8003, RandomBytes(0x1f0, rng));
+  ASSERT_TRUE(b->Run(100000));
+  ExpectNoViolations(*b);
+  ExpectMemory(*b, base + 0x8000, 0x200);
+}
+
+// BAR0 accesses through the receive and transmit sides: single-DW reads and writes with any
+// byte enables, completions echoing requester, tag, byte count and lower address.
+TEST_P(HostDma, RegisterAccesses) {
+  auto b = Bench(101 + k(), "host_dma_regs");
+  std::mt19937_64 rng(Seed(37 + k()));
+  std::vector<std::pair<int, uint32_t>> reads;  // handle, expected
+  std::map<uint16_t, uint32_t> model;
+  int pending = 0;
+  for (int i = 0; i < 300; ++i) {
+    const uint16_t off = static_cast<uint16_t>(4 * (rng() % 64));
+    const uint8_t be = static_cast<uint8_t>(rng() % 16);
+    if (rng() % 2) {
+      const uint32_t v = static_cast<uint32_t>(rng());
+      b->rc().WriteReg(off, v, be);
+      uint32_t& w = model[off];
+      for (int k2 = 0; k2 < 4; ++k2) {
+        if (be >> k2 & 1) w = (w & ~(0xffu << (8 * k2))) | (v & (0xffu << (8 * k2)));
+      }
+    } else {
+      reads.push_back({b->rc().ReadReg(off, be), model[off]});
+    }
+    if (++pending == 24) {  // the host has 32 tags for register reads
+      ASSERT_TRUE(b->Run(100000));
+      pending = 0;
+    }
+  }
+  ASSERT_TRUE(b->Run(100000));
+  ExpectNoViolations(*b);
+  for (const auto& [handle, want] : reads) {
+    ASSERT_TRUE(b->rc().ReadResult(handle).has_value());
+    EXPECT_EQ(*b->rc().ReadResult(handle), want);
+  }
+  EXPECT_EQ(b->out().rx_drop_count, 0u);
+}
+
+// TLPs the device does not support are dropped whole and counted; a completion for no request
+// is dropped and reported; register accesses keep working.
+TEST_P(HostDma, DropsWhatItDoesNotSupport) {
+  auto b = Bench(111 + k(), "host_dma_drops");
+  const uint64_t bar = b->rc().config().bar0;
+  tlp::Tlp msg;  // a message (routed to the root complex's ... here to us)
+  msg.fmt = 1;
+  msg.type = 0x10;
+  msg.length = 0;
+  b->rc().Inject(msg);
+  b->rc().Inject(tlp::MakeMRd(0, 3, bar + 0x40, 2, 0xf, 0xf));    // BAR0 read of 2 DW
+  b->rc().Inject(tlp::MakeMWr(0, bar + 0x40, {1, 2}, 0xf, 0xf));  // BAR0 write of 2 DW
+  tlp::Tlp poisoned = tlp::MakeMWr(0, bar + 0x44, {5}, 0xf, 0);
+  poisoned.poisoned = true;
+  b->rc().Inject(poisoned);
+  tlp::Tlp io = tlp::MakeMWr(0, bar + 0x48, {6}, 0xf, 0);  // I/O write
+  io.type = 0x02;
+  b->rc().Inject(io);
+  tlp::Beat stray;  // a beat without sop
+  stray.eop = true;
+  b->rc().InjectBeats({stray});
+  b->rc().Inject(tlp::MakeCplD(0, tlp::kDeviceId, 200, 16, 0, {1, 2, 3, 4}));  // no such tag
+  b->rc().Inject(tlp::MakeCplD(0, tlp::kDeviceId, 3, 16, 0, {1, 2, 3, 4}));    // tag not used
+  b->rc().WriteReg(0x50, 0x12345678);
+  const int h = b->rc().ReadReg(0x50);
+  ASSERT_TRUE(b->Run(10000));
+  ExpectNoViolations(*b);
+  EXPECT_EQ(b->out().rx_drop_count, 6u);
+  EXPECT_EQ(b->cpl_unexpected(), 2u);
+  EXPECT_EQ(b->reg_writes(), 1u);
+  EXPECT_EQ(b->reg_reads(), 1u);
+  ASSERT_TRUE(b->rc().ReadResult(h).has_value());
+  EXPECT_EQ(*b->rc().ReadResult(h), 0x12345678u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Configs, HostDma,
+                         ::testing::Combine(::testing::Values(0, 1),
+                                            ::testing::Values(Profile{"ideal", false},
+                                                              Profile{"stressed", true})),
+                         [](const auto& info) {
+                           return "config" + std::to_string(std::get<0>(info.param)) + "_" +
+                                  std::get<1>(info.param).name;
+                         });
+
+// Throughput with an ideal link (no gaps, always ready) and a fixed round-trip latency:
+// 64 KiB read through client 0, then 64 KiB written. Printed for docs/host_if.md.
+class HostDmaThroughput : public ::testing::TestWithParam<int> {};
+
+TEST_P(HostDmaThroughput, ReadAndWriteBandwidth) {
+  const int k = GetParam();
+  const DmaTbConfig c = ConfigOf(k);
+  RcConfig rc = BaseRc(c, 1);
+  rc.min_latency = rc.max_latency = 64;
+  DmaBench b(MakeModel(k, "host_dma_throughput"), rc, 1);
+  std::mt19937_64 rng(Seed(3));
+  const uint64_t bytes = 64 * 1024;
+  FillRandom(b, kLow, bytes, rng);
+  uint64_t start = b.cycle();
+  b.reader(0).Read(kLow, bytes);
+  ASSERT_TRUE(b.Run(100000));
+  const uint64_t read_cycles = b.cycle() - start;
+  start = b.cycle();
+  b.writer().Write(kHigh, RandomBytes(bytes, rng));
+  ASSERT_TRUE(b.Run(100000));
+  const uint64_t write_cycles = b.cycle() - start;
+  ExpectNoViolations(b);
+  ExpectMemory(b, kHigh, bytes);
+  const double rd = static_cast<double>(bytes) / 16 / read_cycles;
+  const double wr = static_cast<double>(bytes) / 16 / write_cycles;
+  std::printf(
+      "config %d (MPS %d, MRRS %d, %d tags, latency 64): read %.3f beats/cycle "
+      "(%llu cycles), write %.3f beats/cycle (%llu cycles)\n",
+      k, c.max_payload, c.max_read_req, c.num_tags, rd,
+      static_cast<unsigned long long>(read_cycles), wr,
+      static_cast<unsigned long long>(write_cycles));
+  // Reads: 64-byte completions carry 4 data beats per 5 link beats.
+  EXPECT_GT(rd, k == 0 ? 0.7 : 0.25);
+  // Writes: MPS-byte TLPs carry MPS / 16 data beats per MPS / 16 + 1 link beats.
+  EXPECT_GT(wr, k == 0 ? 0.85 : 0.8);
+}
+
+INSTANTIATE_TEST_SUITE_P(Configs, HostDmaThroughput, ::testing::Values(0, 1),
+                         [](const auto& info) { return "config" + std::to_string(info.param); });
+
+}  // namespace
+}  // namespace tpu::tb
