@@ -193,7 +193,7 @@ package tpu_regs_pkg;
   localparam int unsigned RingSizeSlotsLsb = 0;  // [16:0] RW
   localparam int unsigned RingSizeSlotsWidth = 17;
 
-  // ---- RING_HEAD (0x08c, RO): next slot the device fetches ----
+  // ---- RING_HEAD (0x08c, RO) ----
   localparam logic [11:0] RingHeadOffset = 12'h08c;
   localparam logic [31:0] RingHeadReset = 32'h00000000;
   localparam logic [31:0] RingHeadMask = 32'h0000ffff;  // defined bits
