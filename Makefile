@@ -15,8 +15,12 @@ deps:  ## install the Debian packages the project needs (idempotent)
 configure: deps
 	@test -f $(BUILD)/CMakeCache.txt || cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
 
-run: all  ## the main job: an MXU GEMM on the Verilated RTL, checked against the golden reference
-	$(BUILD)/host_driver/cli/tpu mxu --m 128 --k 80 --n 72 --size 16 --seed 1
+RUN_DIR ?= $(BUILD)/run
+run: all  ## the main job: a dense layer on the RTL over the modeled PCIe link, checked vs golden
+	python3 scripts/make_dense_inputs.py --m 256 --k 512 --n 256 --seed 1 $(RUN_DIR)
+	$(BUILD)/host_driver/cli/tpu dense --input $(RUN_DIR)/x.npy --weights $(RUN_DIR)/w.npy \
+	  --bias $(RUN_DIR)/b.npy --scale 0.0005 --activation relu --output $(RUN_DIR)/y.npy \
+	  --backend rtl --pcie gen3x16 --check
 
 test: all  ## build and run the whole test suite (unit, lint, synth)
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE long $(CTEST_ARGS)

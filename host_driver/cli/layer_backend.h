@@ -1,7 +1,8 @@
 // What runs a layer for the `tpu` layer commands. A backend takes the layer exactly as the runtime
 // lowers it (runtime::DenseLayer, the parameters golden::Dense takes) and returns the output and
-// the figures it can measure. `golden` computes in plain C++; `rtl` (to come) lowers the layer
-// with runtime::LowerDense and runs it on the Verilated device in the SystemC system model.
+// the figures it can measure. `golden` computes in plain C++; `rtl` (rtl_backend.h) lowers the
+// layer with runtime::LowerDense and runs it on the Verilated device in the SystemC system
+// model.
 //
 //   auto backend = MakeBackend("golden", options);
 //   LayerResult<int8_t> y = backend->RunDense(x, layer);
@@ -14,6 +15,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "golden/tensor.h"
 #include "pcie_link.h"
@@ -21,9 +24,10 @@
 
 namespace tpu::cli {
 
-// Why `--backend rtl` fails for now (exit status 2).
+// Why `--backend rtl` fails in a program built without the system model (exit status 2).
 inline constexpr const char* kRtlUnavailable =
-    "not available yet: the RTL system model lands with the PCIe endpoint";
+    "not built into this program: link the rtl backend (host_driver/cli/rtl_backend.h), as the "
+    "`tpu` tool does";
 
 // How a backend should run: the link to model and the waveform to write.
 struct BackendOptions {
@@ -36,11 +40,15 @@ struct BackendOptions {
 // Figures a run measured. Empty optionals are what this backend cannot know; the report marks
 // them n/a. Wall-clock time is measured by the command around the call.
 struct RunStats {
-  std::optional<int64_t> cycles;                  // device clock cycles of the run
+  std::optional<int64_t> cycles;                  // device cycles the queue ran
   std::optional<double> clock_mhz;                // the clock those cycles are at
   std::optional<double> mxu_utilization;          // useful MACs / (cycles * N * N)
+  std::optional<double> device_seconds;           // simulated: doorbell -> completion interrupt
+  std::vector<std::pair<std::string, int64_t>> stalls;  // stall cycles by cause
   std::optional<int64_t> pcie_bytes_to_device;    // payload bytes, host -> device
   std::optional<int64_t> pcie_bytes_from_device;  // payload bytes, device -> host
+  std::optional<double> pcie_payload_limit_bytes_per_s;  // the configured link's, per direction
+  std::optional<int64_t> simulated_cycles;        // RTL cycles simulated (wall-clock speed)
   std::string trace_path;                         // waveform written, "" = none
 };
 
@@ -68,9 +76,10 @@ class LayerBackend {
                                        const golden::Tensor<int8_t>& b) = 0;
 };
 
-// The backend called `name` ("golden" or "rtl"). Throws std::invalid_argument for unknown names,
-// for options the backend cannot honour (a waveform from golden) and, for now, for "rtl"
-// (kRtlUnavailable).
+// The backend called `name` ("golden" or "rtl"). Throws std::invalid_argument for unknown names
+// and for options the backend cannot honour (a waveform from golden), std::runtime_error for
+// "rtl" (kRtlUnavailable): this library carries no SystemC; MakeBackendWithRtl
+// (rtl_backend.h) does.
 std::unique_ptr<LayerBackend> MakeBackend(const std::string& name, const BackendOptions& options);
 
 // Commands take their backend from a factory so that tests can substitute one.

@@ -96,41 +96,85 @@ void AddRunFigures(Report& r, const BackendOptions& resolved, const RunStats& st
   r.Add("pcie", "PCIe link",
         link.ToString() + " (" + golden::FormatReal(link.GigaTransfersPerLane()) +
             " GT/s per lane, " + link.Encoding() + ")");
-  r.Add("pcie_link_gbytes_per_s", "PCIe link bandwidth per direction", link.BytesPerSecond() / 1e9,
+  r.Add("pcie_link_gbytes_per_s", "PCIe raw bandwidth per direction", link.BytesPerSecond() / 1e9,
         "GB/s", 2);
-  r.Add("macs", "multiply-accumulates", macs);
+  if (stats.pcie_payload_limit_bytes_per_s) {
+    r.Add("pcie_payload_limit_gbytes_per_s",
+          "PCIe payload limit per direction (after TLP overhead)",
+          *stats.pcie_payload_limit_bytes_per_s / 1e9, "GB/s", 3);
+  }
+  r.Add("macs", "multiply-accumulates (M x K x N)", macs);
   if (stats.cycles) {
-    r.Add("cycles", "cycles", *stats.cycles);
+    r.Add("cycles", "device cycles (queue running)", *stats.cycles);
   } else {
-    r.AddNotAvailable("cycles", "cycles", kRtlOnly);
+    r.AddNotAvailable("cycles", "device cycles (queue running)", kRtlOnly);
   }
   if (stats.cycles && stats.clock_mhz) {
-    const double seconds = double(*stats.cycles) / (*stats.clock_mhz * 1e6);
-    r.Add("clock_mhz", "clock", *stats.clock_mhz, "MHz", 1);
-    r.Add("simulated_us", "simulated time", seconds * 1e6, "us", 3);
-    r.Add("tops", "throughput at that clock", 2.0 * double(macs) / seconds / 1e12, "TOPS", 4);
+    const double compute = double(*stats.cycles) / (*stats.clock_mhz * 1e6);
+    // End to end (doorbell to interrupt) when the backend measured it, else the queue's time.
+    const double seconds = stats.device_seconds.value_or(compute);
+    r.Add("clock_mhz", "device clock", *stats.clock_mhz, "MHz", 1);
+    r.Add("compute_us", "device time (cycles / clock)", compute * 1e6, "us", 3);
+    r.Add("simulated_us", "simulated time (doorbell to interrupt)", seconds * 1e6, "us", 3);
+    r.Add("tops", "throughput (2 x MACs / simulated time)", 2.0 * double(macs) / seconds / 1e12,
+          "TOPS", 4);
   } else {
-    r.AddNotAvailable("clock_mhz", "clock", kRtlOnly);
-    r.AddNotAvailable("simulated_us", "simulated time", kRtlOnly);
-    r.AddNotAvailable("tops", "throughput at that clock", kRtlOnly);
+    r.AddNotAvailable("clock_mhz", "device clock", kRtlOnly);
+    r.AddNotAvailable("compute_us", "device time (cycles / clock)", kRtlOnly);
+    r.AddNotAvailable("simulated_us", "simulated time (doorbell to interrupt)", kRtlOnly);
+    r.AddNotAvailable("tops", "throughput (2 x MACs / simulated time)", kRtlOnly);
   }
+  const std::string utilization = "MXU utilization (MACs / (cycles x N x N))";
   if (stats.mxu_utilization) {
-    r.Add("mxu_utilization", "MXU utilization (useful MACs)", *stats.mxu_utilization);
+    r.Add("mxu_utilization", utilization, *stats.mxu_utilization);
   } else {
-    r.AddNotAvailable("mxu_utilization", "MXU utilization (useful MACs)", kRtlOnly);
+    r.AddNotAvailable("mxu_utilization", utilization, kRtlOnly);
   }
-  if (stats.pcie_bytes_to_device) {
-    r.Add("pcie_bytes_to_device", "PCIe bytes host -> device", *stats.pcie_bytes_to_device);
+  if (stats.stalls.empty()) {
+    r.AddNotAvailable("stall_cycles", "stall cycles", kRtlOnly);
+  }
+  // The device's stall counters (docs/registers.md, PERF); causes overlap, so they need not add
+  // up to the cycles.
+  const auto stall_label = [](const std::string& cause) -> std::string {
+    if (cause == "weights") return "stall cycles: MXU waits for a weight tile";
+    if (cause == "act_in") return "stall cycles: MXU waits for a UB row";
+    if (cause == "dma") return "stall cycles: DMA waits for host memory";
+    if (cause == "dep") return "stall cycles: a unit waits for a token";
+    return "stall cycles: " + cause;
+  };
+  for (const auto& [cause, cycles] : stats.stalls) {
+    r.Add("stall_" + cause, stall_label(cause), cycles);
+  }
+  // Bytes each way, and the bandwidth they came to over the run against the link's limit.
+  const auto add_direction = [&](const std::string& key, const std::string& label,
+                                 const std::optional<int64_t>& bytes) {
+    if (!bytes) {
+      r.AddNotAvailable(key, label, kRtlOnly);
+      return;
+    }
+    r.Add(key, label, *bytes);
+    if (stats.device_seconds && *stats.device_seconds > 0) {
+      const double rate = double(*bytes) / *stats.device_seconds;
+      r.Add(key + "_gbytes_per_s", "  over the simulated time", rate / 1e9, "GB/s", 3);
+      if (stats.pcie_payload_limit_bytes_per_s) {
+        r.Add(key + "_of_limit", "  share of the payload limit",
+              rate / *stats.pcie_payload_limit_bytes_per_s);
+      }
+    }
+  };
+  add_direction("pcie_bytes_to_device", "PCIe payload bytes host -> device",
+                stats.pcie_bytes_to_device);
+  add_direction("pcie_bytes_from_device", "PCIe payload bytes device -> host",
+                stats.pcie_bytes_from_device);
+  r.Add("wall_s", "wall-clock time of the run", wall_seconds, "s", 6);
+  const std::string speed = "simulation speed (device cycles per wall-clock second)";
+  if (stats.simulated_cycles && wall_seconds > 0) {
+    r.Add("sim_kcycles_per_s", speed, double(*stats.simulated_cycles) / wall_seconds / 1e3,
+          "kcycles/s", 1);
   } else {
-    r.AddNotAvailable("pcie_bytes_to_device", "PCIe bytes host -> device", kRtlOnly);
+    r.AddNotAvailable("sim_kcycles_per_s", speed, kRtlOnly);
   }
-  if (stats.pcie_bytes_from_device) {
-    r.Add("pcie_bytes_from_device", "PCIe bytes device -> host", *stats.pcie_bytes_from_device);
-  } else {
-    r.AddNotAvailable("pcie_bytes_from_device", "PCIe bytes device -> host", kRtlOnly);
-  }
-  r.Add("wall_s", "wall-clock time", wall_seconds, "s", 6);
-  if (!stats.trace_path.empty()) r.Add("trace", "waveform", stats.trace_path);
+  if (!stats.trace_path.empty()) r.Add("trace", "waveform (FST)", stats.trace_path);
 }
 
 void PrintReport(const Report& report, const LayerOptions& options, std::ostream& out) {

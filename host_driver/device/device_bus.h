@@ -1,0 +1,45 @@
+// What tpu::Device needs of the machine it runs on: BAR0 register accesses, the host memory
+// its DMA buffers live in, and the interrupt (MSI) line. The SystemC system model implements it
+// over the modeled PCIe link (testbench/system/system_bus.h); the cycle-level bench of the
+// device tests implements it over its root-complex model. The driver above it never sees an
+// RTL signal.
+//
+// Calls may block for simulated time (from an SC_THREAD in SystemC, by clocking the device in a
+// cycle bench); they return when the access is done.
+#ifndef TPU_DEVICE_DEVICE_BUS_H_
+#define TPU_DEVICE_DEVICE_BUS_H_
+
+#include <cstdint>
+#include <optional>
+
+#include "model/host_memory.h"
+
+namespace tpu::device {
+
+class DeviceBus {
+ public:
+  virtual ~DeviceBus() = default;
+
+  // Posted write of one BAR0 register (byte offset).
+  virtual void WriteRegister(uint32_t offset, uint32_t value) = 0;
+  // Read of one BAR0 register; throws std::runtime_error (naming the offset) if no successful
+  // completion comes back within the bus's register timeout.
+  virtual uint32_t ReadRegister(uint32_t offset) = 0;
+
+  // Host memory as the CPU sees it: the driver writes DMA buffers and the instruction ring
+  // here directly (no PCIe traffic) and reads results back.
+  virtual model::HostMemory& host_memory() = 0;
+
+  // The host address an MSI must be written to to count as an interrupt.
+  virtual uint64_t msi_address() const = 0;
+  // The data of the oldest MSI not yet taken, waiting up to timeout_ns of simulated time for
+  // one; nullopt if none came.
+  virtual std::optional<uint32_t> WaitForInterrupt(double timeout_ns) = 0;
+
+  // Simulated time now, in nanoseconds.
+  virtual double now_ns() const = 0;
+};
+
+}  // namespace tpu::device
+
+#endif  // TPU_DEVICE_DEVICE_BUS_H_
