@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <ostream>
 #include <random>
 #include <string>
 #include <vector>
@@ -48,6 +49,11 @@ std::string CaseName(const ::testing::TestParamInfo<DmaCase>& info) {
                 static_cast<unsigned long long>(info.param.src),
                 static_cast<unsigned long long>(info.param.dst), info.param.row);
   return name;
+}
+
+void PrintTo(const DmaCase& c, std::ostream* os) {
+  *os << c.length << " bytes, host 0x" << std::hex << c.src << " -> UB row " << std::dec << c.row
+      << " -> host 0x" << std::hex << c.dst << std::dec;
 }
 
 uint32_t RowsOf(uint32_t length) { return (length + kN - 1) / kN; }

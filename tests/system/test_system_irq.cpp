@@ -26,9 +26,10 @@ constexpr double kProgramNs = 50'000;  // far more than a program of a few NOPs 
 constexpr double kQuietNs = 20'000;    // how long "no further MSI" is watched for
 constexpr uint32_t kBoth = regs::kIrqMaskDoneMask | regs::kIrqMaskErrorMask;
 
-const isa::Words kNop = isa::Encode(isa::Nop{});
-const isa::Words kHalt = isa::Encode(isa::Halt{});
-const isa::Words kIllegal = {0, 0, 0, 0};  // opcode 0x00: ILLEGAL_OPCODE
+// Ring slots (functions: no static initialization that depends on another file's tables).
+isa::Words Nop() { return isa::Encode(isa::Nop{}); }
+isa::Words Halt() { return isa::Encode(isa::Halt{}); }
+isa::Words Illegal() { return {0, 0, 0, 0}; }  // opcode 0x00: ILLEGAL_OPCODE
 
 std::string Status(uint32_t value) {
   return regs::FormatRegister(*regs::FindRegister(regs::kStatus), value);
@@ -52,7 +53,7 @@ TEST(SystemIrq, DoneMsiCarriesMsiDataOncePerRun) {
   g_system->Run([&](device::DeviceBus& bus) {
     const uint64_t received = g_system->root_complex().interrupts_received();
     testing::RawSetup(bus, kRing, kSlots, 0xBEEF, kBoth, true);
-    testing::WriteSlots(bus.host_memory(), kRing, 0, {kNop, kHalt});
+    testing::WriteSlots(bus.host_memory(), kRing, 0, {Nop(), Halt()});
     bus.WriteRegister(regs::kRingTail, 2);
     std::vector<uint32_t> msis = MsisWithin(bus, kProgramNs);
     ASSERT_EQ(msis.size(), 1u);
@@ -67,7 +68,7 @@ TEST(SystemIrq, DoneMsiCarriesMsiDataOncePerRun) {
     EXPECT_EQ(bus.ReadRegister(regs::kRingHead), 2u);
 
     // Slots 2 and 3, the tail wraps to 0: the program runs, IRQ_STATUS.done is still set, no MSI.
-    testing::WriteSlots(bus.host_memory(), kRing, 2, {kNop, kHalt});
+    testing::WriteSlots(bus.host_memory(), kRing, 2, {Nop(), Halt()});
     bus.WriteRegister(regs::kRingTail, 0);
     msis = MsisWithin(bus, kProgramNs);
     EXPECT_TRUE(msis.empty()) << msis.size() << " MSIs for a bit that was already set";
@@ -77,7 +78,7 @@ TEST(SystemIrq, DoneMsiCarriesMsiDataOncePerRun) {
     // Clearing sends nothing; the next done sends one MSI again.
     bus.WriteRegister(regs::kIrqStatus, regs::kIrqStatusDoneMask);
     EXPECT_EQ(bus.ReadRegister(regs::kIrqStatus), 0u);
-    testing::WriteSlots(bus.host_memory(), kRing, 0, {kNop, kHalt});
+    testing::WriteSlots(bus.host_memory(), kRing, 0, {Nop(), Halt()});
     bus.WriteRegister(regs::kRingTail, 2);
     msis = MsisWithin(bus, kProgramNs);
     ASSERT_EQ(msis.size(), 1u);
@@ -91,7 +92,7 @@ TEST(SystemIrq, DoneMsiCarriesMsiDataOncePerRun) {
 TEST(SystemIrq, ErrorMsiCarriesMsiDataOnce) {
   g_system->Run([&](device::DeviceBus& bus) {
     testing::RawSetup(bus, kRing, kSlots, 0x1234, kBoth, true);
-    testing::WriteSlots(bus.host_memory(), kRing, 0, {kNop, kIllegal, kHalt});
+    testing::WriteSlots(bus.host_memory(), kRing, 0, {Nop(), Illegal(), Halt()});
     bus.WriteRegister(regs::kRingTail, 3);
     const std::vector<uint32_t> msis = MsisWithin(bus, kProgramNs + kQuietNs);
     ASSERT_EQ(msis.size(), 1u);
@@ -121,7 +122,7 @@ TEST(SystemIrq, MaskedEventsSetStatusWithoutMsi) {
   g_system->Run([&](device::DeviceBus& bus) {
     const uint64_t received = g_system->root_complex().interrupts_received();
     testing::RawSetup(bus, kRing, kSlots, 0x77, 0, true);
-    testing::WriteSlots(bus.host_memory(), kRing, 0, {kNop, kHalt});
+    testing::WriteSlots(bus.host_memory(), kRing, 0, {Nop(), Halt()});
     bus.WriteRegister(regs::kRingTail, 2);
     int msis = 0;
     const uint32_t status = testing::PollStopped(bus, kProgramNs, &msis);
@@ -133,7 +134,7 @@ TEST(SystemIrq, MaskedEventsSetStatusWithoutMsi) {
 
     // Error with only done unmasked: no MSI either.
     testing::RawSetup(bus, kRing, kSlots, 0x78, regs::kIrqMaskDoneMask, true);
-    testing::WriteSlots(bus.host_memory(), kRing, 0, {kIllegal, kHalt});
+    testing::WriteSlots(bus.host_memory(), kRing, 0, {Illegal(), Halt()});
     bus.WriteRegister(regs::kRingTail, 2);
     const uint32_t status2 = testing::PollStopped(bus, kProgramNs, &msis);
     EXPECT_NE(status2 & regs::kStatusErrorMask, 0u) << Status(status2);
@@ -150,7 +151,7 @@ TEST(SystemIrq, IrqEnableOffSendsNoMsi) {
   g_system->Run([&](device::DeviceBus& bus) {
     const uint64_t received = g_system->root_complex().interrupts_received();
     testing::RawSetup(bus, kRing, kSlots, 0x99, kBoth, false);
-    testing::WriteSlots(bus.host_memory(), kRing, 0, {kNop, kHalt});
+    testing::WriteSlots(bus.host_memory(), kRing, 0, {Nop(), Halt()});
     bus.WriteRegister(regs::kRingTail, 2);
     int msis = 0;
     const uint32_t status = testing::PollStopped(bus, kProgramNs, &msis);
