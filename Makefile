@@ -35,10 +35,17 @@ synth: configure  ## Yosys synthesis checks, then the cell statistics
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L synth
 	@for f in $(BUILD)/synth/*.stat.txt; do echo "== $$f"; grep -E "Number of cells|mem_v2|DFF|Chip area" $$f | tail -8; done
 
-waves: all  ## MXU demo with an FST trace, opened in GTKWave with waveforms/mxu.gtkw
-	$(BUILD)/host_driver/cli/tpu mxu --m 24 --k 32 --n 16 --size 8 --seed 1 --trace $(BUILD)/waves/mxu_demo.fst
-	@if [ -n "$$DISPLAY" ]; then gtkwave $(BUILD)/waves/mxu_demo.fst waveforms/mxu.gtkw & \
-	 else echo "No display: open with  gtkwave $(BUILD)/waves/mxu_demo.fst waveforms/mxu.gtkw"; fi
+WAVES_DIR ?= $(BUILD)/waves
+waves: all  ## a dense layer's system trace in GTKWave (waveforms/pcie_dma.gtkw), and an MXU trace
+	python3 scripts/make_dense_inputs.py --m 64 --k 64 --n 32 --seed 1 $(WAVES_DIR)
+	$(BUILD)/host_driver/cli/tpu dense --input $(WAVES_DIR)/x.npy --weights $(WAVES_DIR)/w.npy \
+	  --bias $(WAVES_DIR)/b.npy --scale 0.0005 --activation relu --output $(WAVES_DIR)/y.npy \
+	  --backend rtl --check --trace $(WAVES_DIR)/system_demo.fst
+	$(BUILD)/host_driver/cli/tpu mxu --m 24 --k 32 --n 16 --size 8 --seed 1 --trace $(WAVES_DIR)/mxu_demo.fst
+	@echo "Layouts:  gtkwave $(WAVES_DIR)/system_demo.fst waveforms/pcie_dma.gtkw"
+	@echo "          gtkwave $(WAVES_DIR)/system_demo.fst waveforms/controller.gtkw"
+	@echo "          gtkwave $(WAVES_DIR)/mxu_demo.fst waveforms/mxu.gtkw"
+	@if [ -n "$$DISPLAY" ]; then gtkwave $(WAVES_DIR)/system_demo.fst waveforms/pcie_dma.gtkw & fi
 
 bench: configure  ## benchmarks (not tests): utilization, throughput, simulation speed
 	cmake --build $(BUILD) -j $(JOBS) --target bench

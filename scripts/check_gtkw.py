@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """check_gtkw.py LAYOUT.gtkw DUMP.fst: fails (exit 1) unless every signal the GTKWave layout
-names exists in the dump, so a renamed RTL signal cannot silently leave a hole in a layout.
-Reads the dump's signal list with fst2vcd (from the gtkwave package)."""
+names exists in the dump (and every bit a #{...} row takes from a vector lies inside it), so a
+renamed or resized RTL signal cannot silently leave a hole in a layout. Reads the dump's signal
+list with fst2vcd (from the gtkwave package)."""
 import re
 import subprocess
 import sys
@@ -38,9 +39,12 @@ def layout_signals(gtkw):
             wanted.append(line[line.index("}") + 1:].strip())
             continue
         if line.startswith("#{"):
-            # #{alias} (bit)name (bit)name ...: every referenced vector must exist.
+            # #{alias} (bit)name (bit)name ...: every referenced vector must exist, and hold
+            # the bit (counted from its MSB): "(bit)name" stands for itself when it does not.
             for ref in line[line.index("}") + 1:].split():
-                wanted.append(re.sub(r"^\(\d+\)", "", ref))
+                m = re.match(r"^\((\d+)\)(.*\[(\d+):(\d+)\])$", ref)
+                inside = m and int(m.group(1)) <= abs(int(m.group(3)) - int(m.group(4)))
+                wanted.append(m.group(2) if inside else ref)
         else:
             wanted.append(line)
     return wanted

@@ -24,8 +24,9 @@ CommandRunner AddDenseCommand(CLI::App& app, BackendFactory make_backend = MakeB
 // `tpu gemm`: a seeded random int8 GEMM on --backend golden|rtl; prints a checksum.
 CommandRunner AddGemmCommand(CLI::App& app, BackendFactory make_backend = MakeBackend);
 
-// `tpu info`: the device configuration and which backends are available.
-CommandRunner AddInfoCommand(CLI::App& app);
+// `tpu info`: the device configuration and which backends are available (the rtl backend if
+// the program links it, as the `tpu` tool does: tpu_cli_rtl).
+CommandRunner AddInfoCommand(CLI::App& app, bool rtl_backend_linked = false);
 
 }  // namespace tpu::cli
 

@@ -27,10 +27,10 @@ struct DenseOptions {
 };
 
 int RunDense(const DenseOptions& o, const BackendFactory& make_backend) {
-  // Everything that needs no file first, so that option mistakes are reported before any I/O.
+  // Everything that needs no file first, so that option mistakes are reported before any I/O;
+  // the backend last, so that a bad input never starts a simulation (or leaves a waveform).
   const BackendOptions backend_options = ResolveBackendOptions(o.layer);
   CheckRequantChoice(o.requant);
-  const std::unique_ptr<LayerBackend> backend = make_backend(o.layer.backend, backend_options);
 
   const golden::Tensor<int8_t> x = LoadInt8Matrix("--input", o.input, "(M, K)");
   runtime::DenseLayer layer;
@@ -49,6 +49,7 @@ int RunDense(const DenseOptions& o, const BackendFactory& make_backend) {
   layer.input_zero_point = o.requant.input_zero_point;
   layer.requant = requant.params;
   runtime::CheckDenseLayer(layer, "tpu dense");
+  const std::unique_ptr<LayerBackend> backend = make_backend(o.layer.backend, backend_options);
 
   const auto start = std::chrono::steady_clock::now();
   LayerResult<int8_t> result = backend->RunDense(x, layer);

@@ -1,6 +1,9 @@
-// `tpu info`: the device configuration the layer commands target and which backends this build
-// can run. For now the device is the ISA's default DeviceLimits; once the RTL backend lands the
-// figures come from the device's capability registers.
+// `tpu info`: the device the layer commands target and which backends this program can run.
+// The device is the one the rtl backend simulates: the Verilated tpu_top of configuration 1
+// (testbench/host_if/CMakeLists.txt, tpu_add_top_model(1 ...)) at the system model's clock
+// (testbench/system/tpu_system.h, SystemConfig). Its figures are written out here so that info
+// needs no SystemC elaboration and no Verilated model; tests/cli/test_cli_info_device.cpp
+// checks them against the built model.
 #include <cctype>
 #include <cstdio>
 #include <iostream>
@@ -15,7 +18,25 @@
 #include "report.h"
 
 namespace tpu::cli {
+
 namespace {
+
+// The device of configuration 1: tpu_add_top_model(1 16 4096 1024 4194304 64 256 256 512 32 ...)
+// <N> <UbRows> <AccRows> <DramBytes> <ParamSets> <DramWidth> <MaxPayload> <MaxReadReq> <NumTags>.
+isa::DeviceLimits RtlDeviceLimits() {
+  isa::DeviceLimits limits;
+  limits.n = 16;
+  limits.ub_rows = 4096;
+  limits.acc_rows = 1024;
+  limits.dram_bytes = int64_t{4} << 20;
+  limits.param_sets = 64;
+  return limits;
+}
+constexpr int64_t kDramWidthBits = 256;
+constexpr int64_t kMaxPayloadBytes = 256;
+constexpr int64_t kMaxReadRequestBytes = 512;
+constexpr int64_t kDmaTags = 32;
+constexpr double kClockMhz = 700.0;  // sys::SystemConfig::clock_mhz
 
 std::string Fixed2(double value) {
   char text[32];
@@ -28,9 +49,9 @@ std::string Lower(std::string text) {
   return text;
 }
 
-int RunInfo(const std::string& format) {
-  const isa::DeviceLimits limits;
-  Report r("tpu info: device configuration (ISA defaults)");
+int RunInfo(const std::string& format, bool rtl_backend_linked) {
+  const isa::DeviceLimits limits = RtlDeviceLimits();
+  Report r("tpu info: the device the rtl backend simulates (Verilated tpu_top, configuration 1)");
   r.Add("isa_version", "ISA version", int64_t{isa::kIsaVersion});
   for (int i = 0; i < int(std::size(isa::kLimits)); ++i) {
     r.Add(isa::kLimits[i].member, isa::kLimits[i].name, isa::LimitValue(i, limits));
@@ -41,11 +62,22 @@ int RunInfo(const std::string& format) {
   }
   r.Add("ub_bytes", "unified buffer (UB_ROWS x N)", limits.ub_rows * limits.n, "bytes");
   r.Add("acc_bytes", "accumulators (ACC_ROWS x N x 4)", limits.acc_rows * limits.n * 4, "bytes");
+  r.Add("dram_width_bits", "weight DRAM read beat", kDramWidthBits, "bits");
+  r.Add("clock_mhz", "clock", kClockMhz, "MHz", 1);
+  r.Add("peak_tops", "peak throughput (2 x N x N MACs per cycle)",
+        2.0 * double(limits.n * limits.n) * kClockMhz * 1e6 / 1e12, "TOPS", 4);
+  r.Add("max_payload_bytes", "PCIe max payload size (MPS)", kMaxPayloadBytes, "bytes");
+  r.Add("max_read_request_bytes", "PCIe max read request size (MRRS)", kMaxReadRequestBytes,
+        "bytes");
+  r.Add("dma_tags", "DMA reads outstanding (tags)", kDmaTags);
   const PcieLink link;
   r.Add("pcie_default", "PCIe link (default --pcie)",
         link.ToString() + " (" + Fixed2(link.BytesPerSecond() / 1e9) + " GB/s per direction)");
   r.Add("backend_golden", "backend golden", "available (the C++ reference, no device)");
-  r.Add("backend_rtl", "backend rtl", kRtlUnavailable);
+  r.Add("backend_rtl", "backend rtl",
+        rtl_backend_linked ? std::string("available (this device, Verilated, in the SystemC "
+                                          "system model over the PCIe link model)")
+                           : std::string(kRtlUnavailable));
   if (format == "json") {
     r.PrintJson(std::cout);
   } else {
@@ -56,13 +88,13 @@ int RunInfo(const std::string& format) {
 
 }  // namespace
 
-CommandRunner AddInfoCommand(CLI::App& app) {
+CommandRunner AddInfoCommand(CLI::App& app, bool rtl_backend_linked) {
   auto format = std::make_shared<std::string>("text");
   auto* cmd = app.add_subcommand("info", "Print the device configuration and available backends");
   cmd->add_option("--report", *format, "report format")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
-  return [format] { return RunInfo(*format); };
+  return [format, rtl_backend_linked] { return RunInfo(*format, rtl_backend_linked); };
 }
 
 }  // namespace tpu::cli

@@ -99,8 +99,7 @@ void AddRunFigures(Report& r, const BackendOptions& resolved, const RunStats& st
   r.Add("pcie_link_gbytes_per_s", "PCIe raw bandwidth per direction", link.BytesPerSecond() / 1e9,
         "GB/s", 2);
   if (stats.pcie_payload_limit_bytes_per_s) {
-    r.Add("pcie_payload_limit_gbytes_per_s",
-          "PCIe payload limit per direction (after TLP overhead)",
+    r.Add("pcie_payload_limit_gbytes_per_s", "PCIe payload limit per direction",
           *stats.pcie_payload_limit_bytes_per_s / 1e9, "GB/s", 3);
   }
   r.Add("macs", "multiply-accumulates (M x K x N)", macs);
@@ -167,7 +166,7 @@ void AddRunFigures(Report& r, const BackendOptions& resolved, const RunStats& st
   add_direction("pcie_bytes_from_device", "PCIe payload bytes device -> host",
                 stats.pcie_bytes_from_device);
   r.Add("wall_s", "wall-clock time of the run", wall_seconds, "s", 6);
-  const std::string speed = "simulation speed (device cycles per wall-clock second)";
+  const std::string speed = "simulation speed (device cycles)";
   if (stats.simulated_cycles && wall_seconds > 0) {
     r.Add("sim_kcycles_per_s", speed, double(*stats.simulated_cycles) / wall_seconds / 1e3,
           "kcycles/s", 1);

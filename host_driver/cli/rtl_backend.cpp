@@ -48,8 +48,10 @@ class ProgressLine {
     last_ = Clock::now();
     const uint64_t cycles = cycle - start_cycle_;
     const double pct = expected_ ? 100.0 * double(cycles) / double(expected_) : 0.0;
-    std::fprintf(stderr, "%stpu: simulating: %llu device cycles (~%.0f%% of the %llu MXU rows), "
-                 "%.0f kcycles/s%s", tty_ ? "\r" : "", static_cast<unsigned long long>(cycles),
+    std::fprintf(stderr,
+                 "%stpu: simulating: %llu device cycles, ~%.0f%% of an estimated %llu (one per "
+                 "MXU row), %.0f kcycles/s%s",
+                 tty_ ? "\r" : "", static_cast<unsigned long long>(cycles),
                  pct > 100 ? 100.0 : pct, static_cast<unsigned long long>(expected_),
                  double(cycles) / elapsed / 1e3, tty_ ? "" : "\n");
     std::fflush(stderr);

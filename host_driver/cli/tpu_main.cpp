@@ -29,7 +29,7 @@ int main(int argc, char** argv) {
   add(tpu::cli::AddMxuCommand(app));
   add(tpu::cli::AddDenseCommand(app, tpu::cli::MakeBackendWithRtl));
   add(tpu::cli::AddGemmCommand(app, tpu::cli::MakeBackendWithRtl));
-  add(tpu::cli::AddInfoCommand(app));
+  add(tpu::cli::AddInfoCommand(app, /*rtl_backend_linked=*/true));
 
   try {
     app.parse(argc, argv);

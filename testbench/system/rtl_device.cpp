@@ -120,8 +120,9 @@ void RtlDevice::Step() {
   in.wd_wr_ready = dram_->wr_ready();
   model_->Eval(in, &out_);
 
+  const bool rx_taken = in.rx_valid && out_.rx_ready;
   if (in.rx_valid) {
-    if (out_.rx_ready) {
+    if (rx_taken) {
       rx_beats_.pop_front();
     } else {
       ++stats_.rx_stall_cycles;
@@ -142,7 +143,9 @@ void RtlDevice::Step() {
   model_->Tick();
   ++stats_.cycles;
 
-  const bool busy = !rx_beats_.empty() || out_.tx_valid || !tx_dws_.empty() || out_.running ||
+  // A beat just taken counts too: the RTL answers it (a register read's completion) a few
+  // cycles later, without any of the other signs of activity in between.
+  const bool busy = rx_taken || !rx_beats_.empty() || out_.tx_valid || !tx_dws_.empty() || out_.running ||
                     out_.dma_busy || out_.wd_req_valid || out_.wd_wr_valid ||
                     dram_->outstanding_beats() > 0;
   quiet_ = busy ? 0 : quiet_ + 1;
@@ -151,7 +154,9 @@ void RtlDevice::Step() {
 
 void RtlDevice::ClockThread() {
   for (;;) {
-    if (Quiet()) {
+    // A TLP may have come in during the last period, after the cycle that made the device
+    // quiet: its beats must not wait for a notification that has already passed.
+    if (Quiet() && rx_beats_.empty()) {
       sc_core::wait(rx_event_);
       quiet_ = 0;
       continue;

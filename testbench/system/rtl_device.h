@@ -11,8 +11,8 @@
 //   of tx_buffer_tlps that a thread sends through `tx` one after the other (each returns once
 //   serialized); tx_ready is withheld while that queue is full.
 // - Clock: one RTL cycle per period while anything is in flight; when the device has been
-//   quiet (queue stopped, no DMA, nothing to send or receive, no DRAM beats) for
-//   kQuietCycles, the clock stops until the next TLP arrives, so that an idle system has no
+//   quiet (queue stopped, no DMA, nothing to send or receive, no DRAM beats, no beat taken)
+//   for kQuietCycles, the clock stops until the next TLP arrives, so that an idle system has no
 //   events and sc_start() returns (the RTL's cycle count then lags simulated time; its
 //   counters only count while it runs).
 #ifndef TPU_TESTBENCH_SYSTEM_RTL_DEVICE_H_

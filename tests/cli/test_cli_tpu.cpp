@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <random>
@@ -312,12 +314,6 @@ TEST_F(DenseCli, TraceNeedsTheRtlBackend) {
                  {"the golden backend computes in plain C++ and has no waveform"});
 }
 
-TEST_F(DenseCli, RtlBackendIsNotAvailableYet) {
-  ExpectBadInput(Layer() + " --scale 1 --backend rtl",
-                 {"--backend rtl: not available yet: the RTL system model lands with the PCIe "
-                  "endpoint"});
-}
-
 TEST_F(DenseCli, UnwritableOutput) {
   const std::string y = dir_ / "no/such/dir/y.npy";
   const TpuRun run =
@@ -325,6 +321,250 @@ TEST_F(DenseCli, UnwritableOutput) {
   EXPECT_EQ(run.status, 2);
   EXPECT_NE(run.err.find("--output: " + y + ": cannot open for writing"), std::string::npos)
       << run.err;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The rtl backend: the Verilated device in the SystemC system model (one elaboration per tpu
+// process, so every run below is a process of its own)
+
+// The number after "key": in a one-line JSON report; NaN if absent or null.
+double JsonNumber(const std::string& json, const std::string& key) {
+  const std::string tag = "\"" + key + "\": ";
+  const auto at = json.find(tag);
+  if (at == std::string::npos) return std::nan("");
+  const char* begin = json.c_str() + at + tag.size();
+  char* end = nullptr;
+  const double value = std::strtod(begin, &end);
+  return end == begin ? std::nan("") : value;
+}
+
+// Random layers written as .npy files: x (M, K), W (K, N), b (N,) and per-channel multipliers
+// and shifts (N,), run on golden and on rtl with the same options.
+class RtlDense : public DenseCli {
+ protected:
+  void WriteLayer(int64_t m, int64_t k, int64_t n, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    Tensor<int8_t> x({m, k}), w({k, n});
+    Tensor<int32_t> b({n}), mult({n}), shift({n});
+    for (auto& v : x.data) v = static_cast<int8_t>(rng());
+    for (auto& v : w.data) v = static_cast<int8_t>(rng());
+    for (auto& v : b.data) v = static_cast<int32_t>(rng() % 20001) - 10000;
+    // Multipliers in [2^30, 2^31), shifts -12 .. -5: outputs spread over the int8 range.
+    for (auto& v : mult.data) v = static_cast<int32_t>((1u << 30) + rng() % (1u << 30));
+    for (auto& v : shift.data) v = -5 - static_cast<int32_t>(rng() % 8);
+    npy::Write(x_, x);
+    npy::Write(w_, w);
+    npy::Write(b_, b);
+    npy::Write(m_, mult);
+    npy::Write(s_, shift);
+    macs_ = m * k * n;
+    in_bytes_ = m * k + k * n;
+    out_bytes_ = m * n;
+  }
+
+  std::string PerChannel() const {
+    return "dense --input " + x_ + " --weights " + w_ + " --bias " + b_ + " --multipliers " + m_ +
+           " --shifts " + s_;
+  }
+
+  // Runs `args` on golden into g.npy and on rtl (with --check) into y.npy; both must succeed
+  // and the two files must be the same bytes. Returns the rtl run.
+  TpuRun ExpectRtlEqualsGolden(const std::string& args) {
+    const std::string golden_y = dir_ / "g.npy";
+    const TpuRun golden = RunTpu(args + " --output " + golden_y, dir_);
+    EXPECT_EQ(golden.status, 0) << golden.err;
+    const TpuRun rtl = RunTpu(args + " --output " + y_ + " --backend rtl --check", dir_);
+    EXPECT_EQ(rtl.status, 0) << "tpu " << args << "\nstdout: " << rtl.out
+                             << "\nstderr: " << rtl.err;
+    EXPECT_NE(rtl.out.find("on the rtl backend"), std::string::npos) << rtl.out;
+    EXPECT_NE(rtl.out.find("PASS ("), std::string::npos) << rtl.out;
+    const std::string want = ReadFile(golden_y), got = ReadFile(y_);
+    EXPECT_FALSE(want.empty());
+    EXPECT_TRUE(got == want) << "rtl output differs from golden's for: tpu " << args;
+    return rtl;
+  }
+
+  const std::string m_ = dir_ / "m.npy", s_ = dir_ / "s.npy";
+  int64_t macs_ = 0, in_bytes_ = 0, out_bytes_ = 0;
+
+ public:
+  const ScratchDir& dir() const { return dir_; }
+  const std::string& y() const { return y_; }
+};
+
+TEST_F(RtlDense, HandComputedLayer) {
+  const TpuRun run = RunTpu(Layer() + " --scale 0.5 --output-zero-point 100 --backend rtl", dir_);
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_EQ(Output(), (std::vector<int8_t>{105, 100, 105, 102}));
+}
+
+TEST_F(RtlDense, OddShapesPerChannelRelu6AndZeroPoints) {
+  WriteLayer(21, 37, 19, 1);  // no dimension a multiple of 16
+  ExpectRtlEqualsGolden(PerChannel() +
+                        " --input-zero-point -3 --output-zero-point 7 --activation relu6 "
+                        "--output-scale 0.05");
+}
+
+TEST_F(RtlDense, OneByOneAndWideLayers) {
+  WriteLayer(1, 1, 1, 2);
+  ExpectRtlEqualsGolden(PerChannel() + " --input-zero-point 5 --output-zero-point -9");
+  WriteLayer(3, 50, 33, 3);  // N over two tiles, K over four
+  ExpectRtlEqualsGolden(PerChannel() + " --output-zero-point -128 --activation relu");
+}
+
+TEST_F(RtlDense, PerTensorScaleNoBias) {
+  WriteLayer(32, 16, 16, 4);
+  ExpectRtlEqualsGolden("dense --input " + x_ + " --weights " + w_ +
+                        " --scale 0.004 --input-zero-point 127 --output-zero-point -20");
+}
+
+TEST_F(RtlDense, JsonReportHasTheDeviceFigures) {
+  WriteLayer(20, 40, 24, 5);
+  const TpuRun run = RunTpu(PerChannel() + " --output " + y_ + " --backend rtl --check " +
+                                "--report json",
+                            dir_);
+  ASSERT_EQ(run.status, 0) << run.err;
+  const std::string json = dir_.WriteFile("report.json", run.out);
+  EXPECT_TRUE(Python(
+      "import json, sys; d = json.load(open(sys.argv[1])); "
+      "assert d['backend'] == 'rtl' and d['check'].startswith('PASS'), d; "
+      "assert d['macs'] == " + std::to_string(macs_) + ", d; "
+      "assert isinstance(d['cycles'], int) and d['cycles'] > 0, d; "
+      "assert d['clock_mhz'] == 700, d; "
+      "assert 0 < d['mxu_utilization'] <= 1, d; "
+      "assert abs(d['mxu_utilization'] - d['macs'] / (d['cycles'] * 256)) < 1e-6, d; "
+      "assert d['simulated_us'] > 0 and d['compute_us'] > 0, d; "
+      "assert abs(d['compute_us'] - d['cycles'] / 700) < 1e-3, d; "
+      "assert abs(d['tops'] - 2 * d['macs'] / d['simulated_us'] / 1e6) < 1e-6, d; "
+      "assert d['pcie_bytes_to_device'] >= " + std::to_string(in_bytes_) + ", d; "
+      "assert d['pcie_bytes_from_device'] >= " + std::to_string(out_bytes_) + ", d; "
+      "assert all(isinstance(d['stall_' + c], int) and d['stall_' + c] >= 0 "
+      "           for c in ('weights', 'act_in', 'dma', 'dep')), d; "
+      "assert 'stall_cycles' not in d, d; "
+      "assert 0 < d['pcie_payload_limit_gbytes_per_s'] < d['pcie_link_gbytes_per_s'], d; "
+      "assert d['pcie_bytes_to_device_gbytes_per_s'] > 0, d; "
+      "assert 0 < d['pcie_bytes_to_device_of_limit'] <= 1, d; "
+      "assert 0 < d['pcie_bytes_from_device_of_limit'] <= 1, d; "
+      "assert d['sim_kcycles_per_s'] > 0 and d['wall_s'] > 0, d; "
+      "assert 'trace' not in d, d",
+      json))
+      << run.out;
+}
+
+TEST_F(RtlDense, TraceAndTraceWindow) {
+  WriteLayer(16, 32, 16, 6);
+  const std::string full = dir_ / "full.fst", window = dir_ / "window.fst";
+  TpuRun run = RunTpu(PerChannel() + " --output " + y_ + " --backend rtl --trace " + full, dir_);
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_NE(run.out.find(full), std::string::npos) << run.out;  // the report names it
+  run = RunTpu(PerChannel() + " --output " + y_ + " --backend rtl --report json --trace " +
+                   window + " --trace-window 100:200",
+               dir_);
+  ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_NE(run.out.find("\"trace\": \"" + window + "\""), std::string::npos) << run.out;
+  const std::string full_bytes = ReadFile(full), window_bytes = ReadFile(window);
+  ASSERT_FALSE(full_bytes.empty());
+  ASSERT_FALSE(window_bytes.empty());
+  EXPECT_EQ(full_bytes[0], 0) << "not an FST file: its first block is not a header (type 0)";
+  EXPECT_EQ(window_bytes[0], 0);
+  EXPECT_GT(JsonNumber(run.out, "cycles"), 200) << "the window must cut the run short";
+  EXPECT_LT(window_bytes.size(), full_bytes.size());
+}
+
+// `slow` must give the same output in more simulated time than gen3x16.
+void ExpectSlowerThanGen3x16(RtlDense& t, const std::string& args, const std::string& slow_link,
+                             double factor) {
+  const TpuRun fast = RunTpu(args + " --pcie gen3x16", t.dir());
+  ASSERT_EQ(fast.status, 0) << fast.err;
+  const std::string fast_y = ReadFile(t.y());
+  const TpuRun slow = RunTpu(args + " --pcie " + slow_link, t.dir());
+  ASSERT_EQ(slow.status, 0) << slow.err;
+  EXPECT_TRUE(ReadFile(t.y()) == fast_y) << "the link changed the result";
+  const double fast_us = JsonNumber(fast.out, "simulated_us");
+  const double slow_us = JsonNumber(slow.out, "simulated_us");
+  EXPECT_GT(slow_us, factor * fast_us) << fast.out << "\n" << slow.out;
+  // No faster than the link can carry the bytes that went to the device.
+  EXPECT_GE(slow_us * 1e-6 * JsonNumber(slow.out, "pcie_payload_limit_gbytes_per_s") * 1e9,
+            JsonNumber(slow.out, "pcie_bytes_to_device"))
+      << slow.out;
+  EXPECT_NE(slow.out.find("\"pcie\": \"" + slow_link), std::string::npos) << slow.out;
+  EXPECT_LT(JsonNumber(slow.out, "pcie_payload_limit_gbytes_per_s"),
+            JsonNumber(fast.out, "pcie_payload_limit_gbytes_per_s"));
+}
+
+TEST_F(RtlDense, SlowerLinkTakesLonger) {
+  WriteLayer(16, 64, 32, 7);
+  // gen1x2 carries 1/31 of gen3x16's bytes per second: 3.7 KB take 8 us instead of 0.25 us
+  // (measured: 12.3 us against 3.3 us end to end).
+  ExpectSlowerThanGen3x16(*this, PerChannel() + " --output " + y_ + " --backend rtl --report json",
+                          "gen1x2", 3);
+}
+
+// gen1x1: a TLP takes longer on the wire than the device's quiet threshold (64 cycles), so
+// the device's clock stops between TLPs (once found missing a TLP that arrived then).
+TEST_F(RtlDense, SlowestLinkGen1x1) {
+  WriteLayer(16, 64, 32, 7);
+  ExpectSlowerThanGen3x16(*this, PerChannel() + " --output " + y_ + " --backend rtl --report json",
+                          "gen1x1", 5);
+}
+
+// Bad input on rtl: the same message as on golden, and no simulation (fast, nothing written).
+TEST_F(RtlDense, BadInputFailsLikeGoldenBeforeSimulating) {
+  const std::string missing = dir_ / "missing.npy";
+  const std::string i16 =
+      dir_.WriteFile("i16.npy", npy::fixtures::Npy("<i2", "(2, 3)", std::string(12, '\0')));
+  const std::string scalar = dir_ / "scalar.npy";
+  npy::Write(scalar, Tensor<int8_t>({3}, {1, 2, 3}));
+  const std::string w42 = dir_ / "w42.npy";
+  npy::Write(w42, Tensor<int8_t>({4, 2}));
+  const std::string b3 = dir_ / "b3.npy";
+  npy::Write(b3, Tensor<int32_t>({3}, {1, 2, 3}));
+  const std::string w = " --weights " + w_, out = " --output " + y_;
+  for (const std::string& args : {
+           "dense --input " + missing + w + " --scale 1" + out,
+           "dense --input " + i16 + w + " --scale 1" + out,
+           "dense --input " + scalar + w + " --scale 1" + out,
+           "dense --input " + x_ + " --weights " + w42 + " --scale 1" + out,
+           "dense --input " + x_ + w + " --bias " + b3 + " --scale 1" + out,
+           "dense --input " + x_ + w + " --bias " + missing + " --scale 1" + out,
+           Layer() + " --multiplier 1073741824",
+           Layer() + " --scale 1 --pcie gen3x3",
+       }) {
+    const TpuRun golden = RunTpu(args, dir_);
+    const auto start = std::chrono::steady_clock::now();
+    const TpuRun rtl = RunTpu(args + " --backend rtl", dir_);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_EQ(golden.status, 2) << args;
+    EXPECT_FALSE(golden.err.empty()) << args;
+    EXPECT_EQ(rtl.status, 2) << "tpu " << args << " --backend rtl\nstderr: " << rtl.err;
+    EXPECT_EQ(rtl.err, golden.err) << "tpu " << args;
+    EXPECT_TRUE(ReadFile(y_).empty()) << "an output was written for bad input";
+    EXPECT_EQ(rtl.err.find("simulating"), std::string::npos) << rtl.err;
+    EXPECT_LT(seconds, 2.0) << "tpu " << args << " --backend rtl: slow to fail";
+  }
+}
+
+// The backend is made after the inputs are checked: a bad input leaves no waveform.
+TEST_F(RtlDense, TraceNotWrittenForBadInput) {
+  const std::string trace = dir_ / "t.fst";
+  npy::Write(w_, Tensor<int8_t>({4, 2}));
+  ExpectBadInput(Layer() + " --scale 1 --backend rtl --trace " + trace,
+                 {"--weights: " + w_ + ": shape (4, 2): expected (K, N) with K = 3"});
+  EXPECT_TRUE(ReadFile(trace).empty()) << "a waveform was written for bad input";
+}
+
+TEST(GemmCli, RtlBackendSaysWhyNot) {
+  ScratchDir dir;
+  const TpuRun run = RunTpu("gemm --m 4 --k 4 --n 4 --backend rtl --output " + (dir / "c.npy"),
+                            dir);
+  EXPECT_EQ(run.status, 2);
+  EXPECT_NE(run.err.find("tpu: error: --backend rtl: the device returns int8 results only"),
+            std::string::npos)
+      << run.err;
+  EXPECT_NE(run.err.find("tpu dense --backend rtl"), std::string::npos) << run.err;
+  EXPECT_TRUE(ReadFile(dir / "c.npy").empty());
+  EXPECT_EQ(RunTpu("info", dir).status, 0);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -361,9 +601,6 @@ TEST(GemmCli, JsonReportAndErrors) {
   run = RunTpu("gemm --m 0", dir);
   EXPECT_EQ(run.status, 2);
   EXPECT_NE(run.err.find("--m"), std::string::npos) << run.err;
-  run = RunTpu("gemm --backend rtl", dir);
-  EXPECT_EQ(run.status, 2);
-  EXPECT_NE(run.err.find("not available yet"), std::string::npos) << run.err;
   run = RunTpu("gemm --pcie gen3x12", dir);
   EXPECT_EQ(run.status, 2);
   EXPECT_NE(run.err.find("'gen3x12' is not a PCIe link"), std::string::npos) << run.err;
@@ -373,18 +610,28 @@ TEST(InfoCli, TextAndJson) {
   ScratchDir dir;
   TpuRun run = RunTpu("info", dir);
   ASSERT_EQ(run.status, 0) << run.err;
+  EXPECT_NE(run.out.find("tpu info: the device the rtl backend simulates"), std::string::npos)
+      << run.out;
   EXPECT_NE(run.out.find("backend rtl"), std::string::npos) << run.out;
-  EXPECT_NE(run.out.find("not available yet: the RTL system model lands with the PCIe endpoint"),
-            std::string::npos);
+  EXPECT_NE(run.out.find("available (this device, Verilated, in the SystemC system model"),
+            std::string::npos)
+      << run.out;
   EXPECT_NE(run.out.find("UB_ROWS"), std::string::npos);
+  EXPECT_NE(run.out.find("700.0 MHz"), std::string::npos);
+  EXPECT_TRUE(run.err.empty()) << run.err;  // no SystemC banner: nothing was elaborated
   run = RunTpu("info --report json", dir);
   ASSERT_EQ(run.status, 0) << run.err;
   EXPECT_TRUE(
       Python("import json, sys; d = json.load(open(sys.argv[1])); "
              "assert d['n'] == 16 and d['ub_rows'] == 4096, d; "
              "assert d['acc_rows'] == 1024 and d['param_sets'] == 64, d; "
-             "assert d['tile_bytes'] == 256, d; "
-             "assert d['backend_rtl'].startswith('not available yet'), d",
+             "assert d['dram_bytes'] == 4 << 20 and d['dram_width_bits'] == 256, d; "
+             "assert d['tile_bytes'] == 256 and d['clock_mhz'] == 700, d; "
+             "assert d['max_payload_bytes'] == 256 and d['max_read_request_bytes'] == 512, d; "
+             "assert d['dma_tags'] == 32 and abs(d['peak_tops'] - 0.3584) < 1e-9, d; "
+             "assert d['pcie_default'].startswith('gen3x16'), d; "
+             "assert d['backend_golden'].startswith('available'), d; "
+             "assert d['backend_rtl'].startswith('available'), d",
              dir.WriteFile("info.json", run.out)));
 }
 

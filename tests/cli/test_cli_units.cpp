@@ -114,9 +114,10 @@ TEST(LayerOptions, Resolve) {
 
 TEST(Backends, Factory) {
   EXPECT_EQ(MakeBackend("golden", {})->name(), "golden");
+  // This library carries no SystemC: rtl comes with MakeBackendWithRtl (the `tpu` tool).
   ExpectThrowContaining([] { MakeBackend("rtl", {}); },
-                        "--backend rtl: not available yet: the RTL system model lands with the "
-                        "PCIe endpoint");
+                        std::string("--backend rtl: ") + kRtlUnavailable);
+  ExpectThrowContaining([] { MakeBackend("rtl", {}); }, "not built into this program");
   ExpectThrowContaining([] { MakeBackend("tpu", {}); }, "--backend tpu: expected golden or rtl");
   BackendOptions traced;
   traced.trace_path = "x.fst";
@@ -166,6 +167,49 @@ TEST(Report, RunFiguresFromTheBackend) {
   EXPECT_NE(json.str().find("\"mxu_utilization\": 0.5"), std::string::npos);
   EXPECT_NE(json.str().find("\"pcie_bytes_to_device\": 4096"), std::string::npos);
   EXPECT_NE(json.str().find("\"pcie_bytes_from_device\": null"), std::string::npos);
+}
+
+// The figures the rtl backend measures, in round numbers: every key, value and unit.
+TEST(Report, RunFiguresOfAnRtlRun) {
+  RunStats stats;
+  stats.cycles = 1400;
+  stats.clock_mhz = 700.0;          // 1400 cycles = 2 us
+  stats.device_seconds = 4e-6;      // doorbell to interrupt
+  stats.mxu_utilization = 0.25;
+  stats.stalls = {{"weights", 10}, {"act_in", 20}, {"dma", 30}, {"dep", 40}};
+  stats.pcie_bytes_to_device = 8000;    // 2 GB/s over 4 us
+  stats.pcie_bytes_from_device = 2000;  // 0.5 GB/s
+  stats.pcie_payload_limit_bytes_per_s = 4e9;
+  stats.simulated_cycles = 5000;  // in 0.5 s of wall-clock time: 10 kcycles/s
+  stats.trace_path = "t.fst";
+  BackendOptions options;
+  options.link = ParsePcieLink("gen2x8");
+  Report r("t");
+  AddRunFigures(r, options, stats, 1000000, 0.5);
+  std::ostringstream json, text;
+  r.PrintJson(json);
+  r.PrintText(text);
+  for (const char* part :
+       {"\"pcie\": \"gen2x8 (5 GT/s per lane, 8b/10b)\"", "\"pcie_link_gbytes_per_s\": 4,",
+        "\"pcie_payload_limit_gbytes_per_s\": 4,", "\"macs\": 1000000,", "\"cycles\": 1400,",
+        "\"clock_mhz\": 700,", "\"compute_us\": 2,", "\"simulated_us\": 4,",
+        "\"tops\": 0.5,", "\"mxu_utilization\": 0.25,", "\"stall_weights\": 10,",
+        "\"stall_act_in\": 20,", "\"stall_dma\": 30,", "\"stall_dep\": 40,",
+        "\"pcie_bytes_to_device\": 8000,", "\"pcie_bytes_to_device_gbytes_per_s\": 2,",
+        "\"pcie_bytes_to_device_of_limit\": 0.5,", "\"pcie_bytes_from_device\": 2000,",
+        "\"pcie_bytes_from_device_gbytes_per_s\": 0.5,",
+        "\"pcie_bytes_from_device_of_limit\": 0.125,", "\"wall_s\": 0.5,",
+        "\"sim_kcycles_per_s\": 10,", "\"trace\": \"t.fst\"}"}) {
+    EXPECT_NE(json.str().find(part), std::string::npos) << json.str() << "\nmissing: " << part;
+  }
+  EXPECT_EQ(json.str().find("null"), std::string::npos) << json.str();
+  EXPECT_EQ(json.str().find("stall_cycles"), std::string::npos) << json.str();
+  for (const char* part :
+       {"simulated time (doorbell to interrupt)", "4.000 us", "device clock", "700.0 MHz",
+        "stall cycles: MXU waits for a weight tile", "PCIe payload bytes host -> device",
+        "    over the simulated time", "2.000 GB/s", "10.0 kcycles/s", "waveform (FST)"}) {
+    EXPECT_NE(text.str().find(part), std::string::npos) << text.str() << "\nmissing: " << part;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
