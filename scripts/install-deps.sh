@@ -8,6 +8,7 @@ packages=(
   verilator zlib1g-dev                                # RTL simulation (FST needs zlib)
   libsystemc-dev                                      # SystemC/TLM-2.0 system model
   libgtest-dev libcli11-dev                           # tests and the `tpu` command line
+  nlohmann-json3-dev                                  # network descriptions (tpu run NET.json)
   python3-numpy                                       # .npy files checked against numpy
   yosys iverilog nextpnr-ice40 fpga-icestorm          # synthesis, second simulator, iCE40
   gtkwave                                             # waveform viewer and fst2vcd

@@ -127,6 +127,7 @@ DenseProgram LowerDense(const golden::Tensor<int8_t>& x, const DenseLayer& layer
   builder.Add(isa::Halt{});
   program.instrs = builder.Take();
   program.plans.push_back(plan);
+  program.output_shape = {plan.m, plan.nout};
   return program;
 }
 
@@ -202,6 +203,7 @@ DenseProgram LowerDenseChain(const golden::Tensor<int8_t>& x, const DenseLayer& 
   builder.Add(isa::Halt{});
   program.instrs = builder.Take();
   program.plans = {plan1, plan2};
+  program.output_shape = {plan2.m, plan2.nout};
   return program;
 }
 

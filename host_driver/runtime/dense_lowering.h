@@ -61,6 +61,7 @@ struct DenseProgram {
   DenseOutput output;              // where the result is after the run
   std::vector<LayerPlan> plans;    // how each layer was tiled (one per layer)
   uint64_t host_bytes = 0;         // bytes of the region used, images and output
+  std::vector<int64_t> output_shape;  // the layer's output: (M, N), (B, OH, OW, C), ...
 };
 
 // y = Dense(x, layer) with x (M, K) int8 (row-major) as golden::Dense computes it. Throws

@@ -1,0 +1,283 @@
+#include "runtime/identity_lowering.h"
+
+#include <algorithm>
+#include <cstddef>
+#include <stdexcept>
+#include <utility>
+
+#include "golden/format.h"
+#include "isa/validate.h"
+#include "runtime/dense_emit.h"
+#include "runtime/dense_images.h"
+#include "runtime/program_builder.h"
+
+namespace tpu::runtime {
+namespace {
+
+constexpr int64_t kActivateMaxRows = 4095;  // ACTIVATE rows is a 12-bit field
+constexpr int32_t kIdentityMultiplier = int32_t{1} << 30;
+constexpr int8_t kIdentityShift = 1;
+
+// Hands out aligned pieces of the caller's host region (as dense_lowering.cpp does).
+class HostSpace {
+ public:
+  HostSpace(const HostRegion& region, uint64_t align, std::string what)
+      : region_(region), align_(align), what_(std::move(what)) {
+    if (align_ == 0) throw std::invalid_argument(what_ + ": host_align must be >= 1");
+    constexpr uint64_t kHostSpace = uint64_t{1} << isa::kHostAddrBits;
+    if (region.base > kHostSpace || region.size > kHostSpace - region.base) {
+      throw std::invalid_argument(what_ + ": host region does not fit in the 48-bit host space");
+    }
+  }
+
+  uint64_t Take(uint64_t bytes, const std::string& name) {
+    const uint64_t offset = (used_ + align_ - 1) / align_ * align_;
+    if (offset > region_.size || bytes > region_.size - offset) {
+      throw std::invalid_argument(
+          what_ + ": host region of " + std::to_string(region_.size) + " bytes is too small: '" +
+          name + "' needs " + std::to_string(bytes) + " bytes at offset " + std::to_string(offset));
+    }
+    used_ = offset + bytes;
+    return region_.base + offset;
+  }
+
+  uint64_t used() const { return used_; }
+
+ private:
+  HostRegion region_;
+  uint64_t align_;
+  std::string what_;
+  uint64_t used_ = 0;
+};
+
+void PutLe32(std::vector<uint8_t>& bytes, std::size_t at, int32_t value) {
+  const auto u = static_cast<uint32_t>(value);
+  for (int b = 0; b < 4; ++b) bytes[at + static_cast<std::size_t>(b)] = (u >> (8 * b)) & 0xff;
+}
+
+// The tiling of the pass: steps over channel tiles (outer) and groups of whole units (inner).
+struct PassPlan {
+  int64_t n = 0, m = 0, m_out = 0, channels = 0, c_tiles = 0;
+  int64_t unit_rows = 0, unit_out_rows = 0, units = 0;
+  int64_t group_units = 0, groups = 0;
+  int64_t regions = 2, region_rows = 0;
+  int64_t in_ub[2] = {0, 0}, out_ub[2] = {0, 0};
+  int64_t dram_tile = 0, param_set = 0;
+  uint64_t identity_host = 0, params_host = 0, lut_host = 0, x_host = 0, y_host = 0;
+  bool lut = false;
+
+  int64_t steps() const { return c_tiles * groups; }
+  int64_t Tile(int64_t s) const { return s / groups; }
+  int64_t FirstUnit(int64_t s) const { return (s % groups) * group_units; }
+  int64_t Units(int64_t s) const { return std::min(group_units, units - FirstUnit(s)); }
+  int64_t AccRow(int64_t s) const { return (s % regions) * region_rows; }
+};
+
+void EmitLoad(const PassPlan& p, int64_t s, ProgramBuilder& builder) {
+  const int64_t row = p.Tile(s) * p.m + p.FirstUnit(s) * p.unit_rows;
+  builder.ReadHost(isa::Target::kUb, p.x_host + static_cast<uint64_t>(row * p.n), p.in_ub[s % 2],
+                   p.Units(s) * p.unit_rows * p.n, s >= 2 ? kTokInputFree : 0, kTokInput);
+}
+
+void EmitMatmul(const PassPlan& p, int64_t s, ProgramBuilder& builder) {
+  isa::Matmul mm;
+  mm.ub = static_cast<uint32_t>(p.in_ub[s % 2]);
+  mm.acc = static_cast<uint32_t>(p.AccRow(s));
+  mm.rows = static_cast<uint32_t>(p.Units(s) * p.unit_rows);
+  mm.acc_mode = isa::AccMode::kOverwrite;
+  mm.new_tile = s == 0;  // the identity tile stays in the MXU for every later MATMUL
+  mm.wait = kTokInput | (s >= p.regions ? kTokRegionFree : 0);
+  mm.signal = kTokRegionFull | (s + 2 < p.steps() ? kTokInputFree : 0);
+  builder.Add(mm);
+}
+
+void EmitFinish(const PassPlan& p, const isa::Activate& fields, int64_t s,
+                ProgramBuilder& builder) {
+  isa::Activate act = fields;
+  act.acc = static_cast<uint32_t>(p.AccRow(s));
+  act.ub = static_cast<uint32_t>(p.out_ub[s % 2]);
+  act.rows = static_cast<uint32_t>(p.Units(s) * p.unit_rows);
+  act.param_set = static_cast<uint32_t>(p.param_set);
+  act.zero_point = 0;
+  act.lut = p.lut;
+  act.wait = kTokRegionFull | (s == 0 ? kTokParams : 0) | (s >= 2 ? kTokOutputFree : 0);
+  act.signal = kTokOutputFull | (s + p.regions < p.steps() ? kTokRegionFree : 0);
+  builder.Add(act);
+  isa::WriteHost wh;
+  wh.ub = act.ub;
+  const int64_t row = p.Tile(s) * p.m_out + p.FirstUnit(s) * p.unit_out_rows;
+  wh.host = p.y_host + static_cast<uint64_t>(row * p.n);
+  wh.length = static_cast<uint32_t>(p.Units(s) * p.unit_out_rows * p.n);
+  wh.wait = kTokOutputFull;
+  wh.signal = s + 2 < p.steps() ? kTokOutputFree : 0;
+  builder.Add(wh);
+}
+
+}  // namespace
+
+std::vector<uint8_t> IdentityTileImage(int64_t n) {
+  std::vector<uint8_t> tile(static_cast<std::size_t>(n * n), 0);
+  for (int64_t k = 0; k < n; ++k) tile[static_cast<std::size_t>(k * n + k)] = 1;
+  return tile;
+}
+
+std::vector<uint8_t> IdentityParamSetImage(int64_t n) {
+  std::vector<uint8_t> set(static_cast<std::size_t>(9 * n), 0);  // bias 0
+  for (int64_t c = 0; c < n; ++c) {
+    PutLe32(set, static_cast<std::size_t>(4 * n + 4 * c), kIdentityMultiplier);
+    set[static_cast<std::size_t>(8 * n + c)] = static_cast<uint8_t>(kIdentityShift);
+  }
+  return set;
+}
+
+DenseProgram LowerIdentityPass(const golden::Tensor<int8_t>& x, const IdentityPass& pass,
+                               const isa::DeviceLimits& limits, const HostRegion& region,
+                               const LoweringOptions& options, const std::string& what) {
+  isa::CheckLimits(limits);
+  x.CheckConsistent(what + ": input");
+  if (x.shape.size() != 2 || x.shape[0] < 1 || x.shape[1] < 1 || pass.units < 1 ||
+      pass.unit_rows < 1 || pass.unit_out_rows < 1 || x.shape[0] != pass.units * pass.unit_rows) {
+    throw std::invalid_argument(what + ": input " + golden::ShapeToString(x.shape) +
+                                " is not " + std::to_string(pass.units) + " units of " +
+                                std::to_string(pass.unit_rows) + " rows");
+  }
+  const int64_t ub_end = options.ub_end < 0 ? limits.ub_rows : options.ub_end;
+  if (options.ub_begin < 0 || options.ub_begin >= ub_end || ub_end > limits.ub_rows) {
+    throw std::invalid_argument(what + ": UB rows [" + std::to_string(options.ub_begin) + ", " +
+                                std::to_string(ub_end) + ") are not a range inside [0, " +
+                                std::to_string(limits.ub_rows) + ")");
+  }
+
+  PassPlan p;
+  p.n = limits.n;
+  p.m = x.shape[0];
+  p.channels = x.shape[1];
+  p.c_tiles = CeilDiv(p.channels, p.n);
+  p.units = pass.units;
+  p.unit_rows = pass.unit_rows;
+  p.unit_out_rows = pass.unit_out_rows;
+  p.m_out = p.units * p.unit_out_rows;
+  p.lut = pass.lut.has_value();
+
+  // Accumulators: two regions when a unit fits in half of them, else one spanning all.
+  const int64_t acc_limit = std::min<int64_t>(limits.acc_rows, kActivateMaxRows);
+  if (p.unit_rows > acc_limit) {
+    throw std::invalid_argument(
+        what + ": an image of " + std::to_string(p.unit_rows) +
+        " pixels does not fit the accumulators (at most " + std::to_string(acc_limit) +
+        " rows: ACC_ROWS = " + std::to_string(limits.acc_rows) +
+        ", ACTIVATE rows <= 4095); pooling an image in bands is not implemented yet");
+  }
+  p.regions = p.unit_rows <= limits.acc_rows / 2 ? 2 : 1;
+  p.region_rows = limits.acc_rows / p.regions;
+  int64_t max_rows = std::min<int64_t>(p.region_rows, kActivateMaxRows);
+  if (options.max_chunk_rows > 0) max_rows = std::min(max_rows, options.max_chunk_rows);
+  int64_t group_units = std::max<int64_t>(1, max_rows / p.unit_rows);
+  // Two input and two output buffers of a group in the UB window.
+  const int64_t window = ub_end - options.ub_begin;
+  const int64_t per_unit = 2 * (p.unit_rows + p.unit_out_rows);
+  if (per_unit > window) {
+    throw std::invalid_argument(what + ": two input and two output buffers of " +
+                                std::to_string(p.unit_rows) + " + " +
+                                std::to_string(p.unit_out_rows) + " rows need " +
+                                std::to_string(per_unit) + " UB rows, the program has " +
+                                std::to_string(window));
+  }
+  group_units = std::min({group_units, window / per_unit, p.units});
+  p.group_units = group_units;
+  p.groups = CeilDiv(p.units, group_units);
+  const int64_t in_rows = group_units * p.unit_rows;
+  const int64_t out_rows = group_units * p.unit_out_rows;
+  p.in_ub[0] = options.ub_begin;
+  p.in_ub[1] = options.ub_begin + in_rows;
+  p.out_ub[0] = options.ub_begin + 2 * in_rows;
+  p.out_ub[1] = options.ub_begin + 2 * in_rows + out_rows;
+  p.dram_tile = options.dram_tile_base;
+  p.param_set = options.param_set_base;
+  if (p.dram_tile < 0 || (p.dram_tile + 1) * p.n * p.n > limits.dram_bytes) {
+    throw std::invalid_argument(what + ": DRAM tile " + std::to_string(p.dram_tile) +
+                                " is outside the weight DRAM (" +
+                                std::to_string(limits.dram_bytes / (p.n * p.n)) + " tiles)");
+  }
+  if (p.param_set < 0 || p.param_set >= limits.param_sets) {
+    throw std::invalid_argument(what + ": parameter set " + std::to_string(p.param_set) +
+                                " is outside [0, " + std::to_string(limits.param_sets) + ")");
+  }
+
+  DenseProgram program;
+  program.limits = limits;
+  HostSpace host(region, options.host_align, what);
+  auto place = [&](std::string name, std::vector<uint8_t> bytes) {
+    HostImage image{std::move(name), 0, std::move(bytes)};
+    image.address = host.Take(image.bytes.size(), image.name);
+    program.images.push_back(std::move(image));
+    return program.images.back().address;
+  };
+  p.identity_host = place("weights", IdentityTileImage(p.n));
+  p.params_host = place("params", IdentityParamSetImage(p.n));
+  if (p.lut) {
+    std::vector<uint8_t> table(pass.lut->size());
+    for (std::size_t i = 0; i < table.size(); ++i) table[i] = static_cast<uint8_t>((*pass.lut)[i]);
+    p.lut_host = place("lut", std::move(table));
+  }
+  p.x_host = pass.input_host ? *pass.input_host : place("x", SliceImage(x, p.n));
+  program.output = {0, p.m_out, p.channels, p.n};
+  program.output.address = p.y_host = host.Take(program.output.bytes(), "y");
+  program.host_bytes = host.used();
+
+  ProgramBuilder builder(limits);
+  builder.ReadHost(isa::Target::kDram, p.identity_host, p.dram_tile * p.n * p.n, p.n * p.n, 0,
+                   kTokWeights);
+  if (p.lut) {
+    // The LUT, then the parameters: the first ACTIVATE's wait on t2 covers both.
+    builder.ReadHost(isa::Target::kLut, p.lut_host, 0, static_cast<int64_t>(pass.lut->size()), 0,
+                     kTokParams);
+    builder.ReadHost(isa::Target::kParam, p.params_host, p.param_set * 9 * p.n, 9 * p.n,
+                     kTokParams, kTokParams);
+  } else {
+    builder.ReadHost(isa::Target::kParam, p.params_host, p.param_set * 9 * p.n, 9 * p.n, 0,
+                     kTokParams);
+  }
+  EmitLoad(p, 0, builder);
+  isa::ReadWeights rw;
+  rw.dram_tile = static_cast<uint32_t>(p.dram_tile);
+  rw.tiles = 1;
+  rw.wait = kTokWeights;
+  builder.Add(rw);
+  const int64_t steps = p.steps();
+  for (int64_t s = 0; s < steps; ++s) {
+    if (s + 1 < steps) EmitLoad(p, s + 1, builder);
+    // One region: the previous ACTIVATE must drain it before this MATMUL (emitted first so that
+    // every token is produced by an earlier instruction). Two regions: it overlaps this MATMUL.
+    if (p.regions == 1 && s >= 1) EmitFinish(p, pass.activate, s - 1, builder);
+    EmitMatmul(p, s, builder);
+    if (p.regions == 2 && s >= 1) EmitFinish(p, pass.activate, s - 1, builder);
+  }
+  EmitFinish(p, pass.activate, steps - 1, builder);
+  builder.Add(isa::Halt{});
+  program.instrs = builder.Take();
+  program.output_shape = {p.m_out, p.channels};
+  // For figures: one step per (channel tile, group) with one identity tile, K = Nout = C.
+  LayerPlan plan;
+  plan.n = p.n;
+  plan.m = p.m;
+  plan.k = plan.nout = p.channels;
+  plan.k_tiles = 1;
+  plan.n_tiles = p.c_tiles;
+  plan.chunk_rows = in_rows;
+  plan.chunks = p.groups;
+  plan.region_rows = p.region_rows;
+  plan.source = InputSource::kHostStreamed;
+  plan.in_ub = p.in_ub[0];
+  plan.out_ub = p.out_ub[0];
+  plan.dram_tile_base = p.dram_tile;
+  plan.param_set_base = p.param_set;
+  plan.weights_host = p.identity_host;
+  plan.params_host = p.params_host;
+  plan.x_host = p.x_host;
+  plan.y_host = p.y_host;
+  program.plans.push_back(plan);
+  return program;
+}
+
+}  // namespace tpu::runtime

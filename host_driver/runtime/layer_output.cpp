@@ -1,0 +1,23 @@
+// ExtractLayerOutput of runtime/layers.h.
+#include <stdexcept>
+
+#include "golden/format.h"
+#include "runtime/layers.h"
+
+namespace tpu::runtime {
+
+golden::Tensor<int8_t> ExtractLayerOutput(const DenseProgram& program, const HostReader& read) {
+  golden::Tensor<int8_t> y = ExtractDenseOutput(program.output, read);
+  if (program.output_shape.empty()) return y;  // a program made before output_shape existed
+  if (golden::ElementCount(program.output_shape) != y.NumElements()) {
+    throw std::invalid_argument("ExtractLayerOutput: output shape " +
+                                golden::ShapeToString(program.output_shape) + " does not hold the " +
+                                std::to_string(y.NumElements()) + " values of the (" +
+                                std::to_string(program.output.m) + ", " +
+                                std::to_string(program.output.channels) + ") result");
+  }
+  y.shape = program.output_shape;
+  return y;
+}
+
+}  // namespace tpu::runtime

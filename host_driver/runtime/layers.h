@@ -1,0 +1,106 @@
+// Lowering of the other layer types to device programs (issue 6): convolution, pooling and
+// element-wise activation, each returning a DenseProgram (instructions, host images, where the
+// result lands) that ExtractLayerOutput reads back in the layer's own output shape.
+//
+//   tpu::runtime::Conv2dLayer conv{weights_hwio, bias, {1, 1, golden::Padding::kSame, zx}, rq};
+//   tpu::runtime::DenseProgram p = tpu::runtime::LowerConv2d(x_nhwc, conv, limits, region);
+//   ... place p.images, run p.instrs ...
+//   golden::Tensor<int8_t> y = tpu::runtime::ExtractLayerOutput(p, reader);  // (B, OH, OW, Cout)
+//
+// Conv2d is lowered by host-side im2col (each output pixel's KH x KW x Cin window, padded with
+// the input zero point, becomes one row of a dense layer's input) onto LowerDense, so the input
+// crosses PCIe KH*KW/(stride_h*stride_w) times over; the report shows the bytes. Pooling and
+// activation layers pass the input through the MXU with identity weight tiles (x * I = x in the
+// accumulators) and let ACTIVATE do the work: an identity requantization (M0 = 2^30, shift 1:
+// exact), then the clamp, the LUT or the pooling window. Both use one identity tile for every
+// channel tile (runtime/identity_lowering.h: per channel tile and group of whole images or
+// rows, READ_HOST -> MATMUL -> ACTIVATE -> WRITE_HOST, double buffered), so their input and
+// output cross PCIe once.
+#ifndef TPU_RUNTIME_LAYERS_H_
+#define TPU_RUNTIME_LAYERS_H_
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "golden/activation.h"
+#include "golden/conv.h"
+#include "golden/pool.h"
+#include "golden/requant.h"
+#include "golden/tensor.h"
+#include "isa/isa_gen.h"
+#include "runtime/dense_layer.h"
+#include "runtime/dense_lowering.h"
+
+namespace tpu::runtime {
+
+// A quantized Conv2D as golden::Conv2d takes it.
+struct Conv2dLayer {
+  golden::Tensor<int8_t> weights;  // (KH, KW, Cin, Cout), the Keras Conv2D kernel layout
+  std::vector<int32_t> bias;       // Cout values, or empty
+  golden::Conv2dParams params;     // strides, SAME/VALID, input zero point (the padding value)
+  golden::RequantParams requant;   // 1 or Cout multipliers, output zero point, clamp bounds
+};
+
+enum class PoolKind { kMax, kAvg };
+
+// Max or average pooling as golden::MaxPool2d / AvgPool2d take it (the clamp in params applies
+// to the pooled value).
+struct PoolLayer {
+  PoolKind kind = PoolKind::kMax;
+  golden::Pool2dParams params;
+};
+
+// An element-wise activation on int8 values: the clamp [act_min, act_max] (ReLU/ReLU6 in the
+// quantized domain), then the lookup table if one is given (golden::ApplyLut convention: entry
+// i holds f(i - 128)).
+struct ActivationLayer {
+  int32_t act_min = -128;
+  int32_t act_max = 127;
+  std::optional<golden::Lut> lut;
+};
+
+// Throw std::invalid_argument, prefixed with `what`, naming the first inconsistent parameter
+// (shapes, strides, windows beyond the ISA's limits: windows <= 15, strides <= 7, images the
+// accumulators cannot hold for pooling, clamp bounds).
+void CheckConv2dLayer(const Conv2dLayer& layer, const std::string& what);
+void CheckPoolLayer(const PoolLayer& layer, const std::string& what);
+void CheckActivationLayer(const ActivationLayer& layer, const std::string& what);
+
+// (B, H, W, Cin) -> (B * OH * OW, KH * KW * Cin): row (b, oy, ox) holds the window of output
+// pixel (oy, ox) in (ky, kx, c) order, positions outside the input set to the zero point.
+golden::Tensor<int8_t> Im2Col(const golden::Tensor<int8_t>& input, int64_t kernel_h,
+                              int64_t kernel_w, const golden::Conv2dParams& params);
+// The conv layer as a dense layer over Im2Col rows: weights reshaped to (KH * KW * Cin, Cout).
+DenseLayer Conv2dAsDense(const Conv2dLayer& layer);
+
+// Every Lower* throws std::invalid_argument with a clear message when the layer is
+// inconsistent, the input does not match it, or the shape cannot be lowered for `limits`.
+// The program's output (DenseOutput) has m = output pixels (or rows) and channels = the
+// output's last dimension; `output_shape` records the layer's output shape.
+DenseProgram LowerConv2d(const golden::Tensor<int8_t>& input, const Conv2dLayer& layer,
+                         const isa::DeviceLimits& limits, const HostRegion& region,
+                         const LoweringOptions& options = {});
+// input (B, H, W, C) -> (B, OH, OW, C). Each image must fit the accumulators whole: H * W <=
+// ACC_ROWS (and <= 4095), H, W <= 255 (the ACTIVATE image fields); larger images throw
+// (pooling in bands of rows is future work). ACTIVATE clamps every element before it pools,
+// which equals golden's clamp of the pooled value for max pooling but not for the mean: an
+// average pool whose clamp is narrower than [-128, 127] pools unclamped and then runs a second
+// identity pass (the clamp) over the pooled values, read back from host memory after a
+// `SYNC units=all` (its PCIe bytes: the pooled output twice more).
+DenseProgram LowerPool(const golden::Tensor<int8_t>& input, const PoolLayer& layer,
+                       const isa::DeviceLimits& limits, const HostRegion& region,
+                       const LoweringOptions& options = {});
+// input of any rank >= 1, the last dimension being the channels -> the same shape. The table,
+// if any, is loaded with READ_HOST target=lut before the parameters.
+DenseProgram LowerActivation(const golden::Tensor<int8_t>& input, const ActivationLayer& layer,
+                             const isa::DeviceLimits& limits, const HostRegion& region,
+                             const LoweringOptions& options = {});
+
+// The result of a program from the functions above (or LowerDense) in its layer's output shape
+// (program.output_shape; for LowerDense (M, N)).
+golden::Tensor<int8_t> ExtractLayerOutput(const DenseProgram& program, const HostReader& read);
+
+}  // namespace tpu::runtime
+
+#endif  // TPU_RUNTIME_LAYERS_H_
