@@ -4,7 +4,7 @@ BUILD   ?= build
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 CTEST_ARGS ?=
 
-.PHONY: all deps configure run test test-long lint synth waves bench format clean help
+.PHONY: all deps configure run example-fashion example-deep test test-long lint synth waves bench format clean help
 
 all: configure  ## build everything the tests need
 	cmake --build $(BUILD) -j $(JOBS)
@@ -34,6 +34,14 @@ lint: configure  ## verilator --lint-only -Wall on every RTL module
 synth: configure  ## Yosys synthesis checks, then the cell statistics
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L synth
 	@for f in $(BUILD)/synth/*.stat.txt; do echo "== $$f"; grep -E "Number of cells|mem_v2|DFF|Chip area" $$f | tail -8; done
+
+example-fashion: configure  ## the Fashion-MNIST CNN (examples/) on the RTL, checked vs golden
+	cmake --build $(BUILD) -j $(JOBS) --target tpu
+	BUILD=$(BUILD) examples/run.sh fashion_mnist_cnn
+
+example-deep: configure  ## the deeper CNN (examples/) on the RTL, checked vs golden
+	cmake --build $(BUILD) -j $(JOBS) --target tpu
+	BUILD=$(BUILD) examples/run.sh deep_cnn
 
 WAVES_DIR ?= $(BUILD)/waves
 waves: all  ## a dense layer's system trace in GTKWave (waveforms/pcie_dma.gtkw), and an MXU trace

@@ -6,6 +6,30 @@
 
 namespace tpu::cli {
 
+namespace {
+
+[[noreturn]] void NotOnThisBackend(const LayerBackend& backend, const std::string& layer) {
+  throw std::runtime_error("--backend " + backend.name() + ": " + layer +
+                           " layers do not run on this backend");
+}
+
+}  // namespace
+
+LayerResult<int8_t> LayerBackend::RunConv2d(const golden::Tensor<int8_t>&,
+                                            const runtime::Conv2dLayer&) {
+  NotOnThisBackend(*this, "conv2d");
+}
+
+LayerResult<int8_t> LayerBackend::RunPool(const golden::Tensor<int8_t>&,
+                                          const runtime::PoolLayer&) {
+  NotOnThisBackend(*this, "pool");
+}
+
+LayerResult<int8_t> LayerBackend::RunActivation(const golden::Tensor<int8_t>&,
+                                                const runtime::ActivationLayer&) {
+  NotOnThisBackend(*this, "activation");
+}
+
 std::unique_ptr<LayerBackend> MakeBackend(const std::string& name, const BackendOptions& options) {
   if (name == "golden") return std::make_unique<GoldenBackend>(options);
   if (name == "rtl") throw std::runtime_error(std::string("--backend rtl: ") + kRtlUnavailable);

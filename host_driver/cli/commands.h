@@ -21,12 +21,18 @@ CommandRunner AddMxuCommand(CLI::App& app);
 // Layer commands take their backend from `make_backend` (tests substitute their own).
 CommandRunner AddDenseCommand(CLI::App& app, BackendFactory make_backend = MakeBackend);
 
+// `tpu conv2d`, `tpu pool`, `tpu activation`: the other layers (runtime/layers.h), as dense.
+CommandRunner AddConv2dCommand(CLI::App& app, BackendFactory make_backend = MakeBackend);
+CommandRunner AddPoolCommand(CLI::App& app, BackendFactory make_backend = MakeBackend);
+CommandRunner AddActivationCommand(CLI::App& app, BackendFactory make_backend = MakeBackend);
+
 // `tpu gemm`: a seeded random int8 GEMM on --backend golden|rtl; prints a checksum.
 CommandRunner AddGemmCommand(CLI::App& app, BackendFactory make_backend = MakeBackend);
 
 // `tpu info`: the device configuration and which backends are available (the rtl backend if
 // the program links it, as the `tpu` tool does: tpu_cli_rtl).
 CommandRunner AddInfoCommand(CLI::App& app, bool rtl_backend_linked = false);
+CommandRunner AddRunCommand(CLI::App& app, BackendFactory make_backend = MakeBackend);  // `tpu run NET.json` (host_driver/network, docs/networks.md)
 
 }  // namespace tpu::cli
 

@@ -59,12 +59,24 @@ std::string ReportCheck(Report& report, const std::string& backend, const std::s
   report.Add("check", "check vs golden",
              "FAIL (" + std::to_string(c.mismatches) + " of " + std::to_string(c.total) +
                  " results differ)");
-  const int64_t cols = want.shape.size() == 2 ? want.shape[1] : int64_t(c.total);
+  const std::string values = backend + " " + std::to_string(c.got) + ", golden " +
+                             std::to_string(c.want) + " (" + std::to_string(c.mismatches) +
+                             " of " + std::to_string(c.total) + " differ)";
+  if (want.shape.size() != 2) {
+    // Any other rank (NHWC layer outputs): the full index, e.g. output[0][2][1][5].
+    std::string index;
+    int64_t rest = int64_t(c.first);
+    for (auto axis = want.shape.size(); axis-- > 0;) {
+      index = "[" + std::to_string(rest % want.shape[axis]) + "]" + index;
+      rest /= want.shape[axis];
+    }
+    return "--check: first mismatch at " + name + index + ": " + values;
+  }
+  const int64_t cols = want.shape[1];
   const int64_t row = int64_t(c.first) / cols, col = int64_t(c.first) % cols;
   return "--check: first mismatch at " + name + "[" + std::to_string(row) + "][" +
          std::to_string(col) + "] (row " + std::to_string(row) + ", column " + std::to_string(col) +
-         "): " + backend + " " + std::to_string(c.got) + ", golden " + std::to_string(c.want) +
-         " (" + std::to_string(c.mismatches) + " of " + std::to_string(c.total) + " differ)";
+         "): " + values;
 }
 
 }  // namespace tpu::cli

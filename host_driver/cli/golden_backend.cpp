@@ -1,9 +1,14 @@
 #include "golden_backend.h"
 
+#include <algorithm>
 #include <stdexcept>
+#include <utility>
 
+#include "golden/activation.h"
+#include "golden/conv.h"
 #include "golden/dense.h"
 #include "golden/gemm.h"
+#include "golden/pool.h"
 
 namespace tpu::cli {
 
@@ -23,6 +28,29 @@ LayerResult<int8_t> GoldenBackend::RunDense(const golden::Tensor<int8_t>& x,
 LayerResult<int32_t> GoldenBackend::RunGemm(const golden::Tensor<int8_t>& a,
                                             const golden::Tensor<int8_t>& b) {
   return {golden::Gemm(a, b), {}};
+}
+
+LayerResult<int8_t> GoldenBackend::RunConv2d(const golden::Tensor<int8_t>& x,
+                                             const runtime::Conv2dLayer& layer) {
+  return {golden::Conv2d(x, layer.weights, layer.bias, layer.params, layer.requant), {}};
+}
+
+LayerResult<int8_t> GoldenBackend::RunPool(const golden::Tensor<int8_t>& x,
+                                           const runtime::PoolLayer& layer) {
+  return {layer.kind == runtime::PoolKind::kMax ? golden::MaxPool2d(x, layer.params)
+                                                : golden::AvgPool2d(x, layer.params),
+          {}};
+}
+
+LayerResult<int8_t> GoldenBackend::RunActivation(const golden::Tensor<int8_t>& x,
+                                                 const runtime::ActivationLayer& layer) {
+  // The clamp, then the table (the order of the activation pipeline, docs/isa.md ACTIVATE).
+  golden::Tensor<int8_t> y = x;
+  for (int8_t& v : y.data) {
+    v = static_cast<int8_t>(std::clamp<int32_t>(v, layer.act_min, layer.act_max));
+  }
+  if (layer.lut) y = golden::ApplyLut(y, *layer.lut);
+  return {std::move(y), {}};
 }
 
 }  // namespace tpu::cli

@@ -17,6 +17,12 @@ class GoldenBackend : public LayerBackend {
                                const runtime::DenseLayer& layer) override;
   LayerResult<int32_t> RunGemm(const golden::Tensor<int8_t>& a,
                                const golden::Tensor<int8_t>& b) override;
+  LayerResult<int8_t> RunConv2d(const golden::Tensor<int8_t>& x,
+                                const runtime::Conv2dLayer& layer) override;
+  LayerResult<int8_t> RunPool(const golden::Tensor<int8_t>& x,
+                              const runtime::PoolLayer& layer) override;
+  LayerResult<int8_t> RunActivation(const golden::Tensor<int8_t>& x,
+                                    const runtime::ActivationLayer& layer) override;
 };
 
 }  // namespace tpu::cli

@@ -21,6 +21,7 @@
 #include "golden/tensor.h"
 #include "pcie_link.h"
 #include "runtime/dense_layer.h"
+#include "runtime/layers.h"
 
 namespace tpu::cli {
 
@@ -74,6 +75,17 @@ class LayerBackend {
   // C = A x B (golden::Gemm): A (M, K) int8, B (K, N) int8, C (M, N) int32.
   virtual LayerResult<int32_t> RunGemm(const golden::Tensor<int8_t>& a,
                                        const golden::Tensor<int8_t>& b) = 0;
+
+  // The other layers (runtime/layers.h), each as its golden function computes it: x is NHWC
+  // (B, H, W, C) for conv2d and pooling, any shape (last dimension = channels) for the
+  // activation; the layer has passed its runtime::Check*Layer and x matches it. A backend
+  // that does not run a layer type throws std::runtime_error saying so (the default).
+  virtual LayerResult<int8_t> RunConv2d(const golden::Tensor<int8_t>& x,
+                                        const runtime::Conv2dLayer& layer);
+  virtual LayerResult<int8_t> RunPool(const golden::Tensor<int8_t>& x,
+                                      const runtime::PoolLayer& layer);
+  virtual LayerResult<int8_t> RunActivation(const golden::Tensor<int8_t>& x,
+                                            const runtime::ActivationLayer& layer);
 };
 
 // The backend called `name` ("golden" or "rtl"). Throws std::invalid_argument for unknown names

@@ -1,6 +1,7 @@
 #include "layer_options.h"
 
 #include <stdexcept>
+#include <vector>
 
 #include "golden/format.h"
 
@@ -68,6 +69,26 @@ void ParseTraceWindow(const std::string& text, uint64_t& begin, uint64_t& end) {
   if (end <= begin) throw std::invalid_argument("'" + text + "': LAST must be after FIRST");
 }
 
+std::pair<int64_t, int64_t> ParseSizePair(const std::string& option, const std::string& text,
+                                          int64_t lo, int64_t hi, const std::string& what) {
+  const std::string expected = option + " " + text + ": expected " + what + " as N or N,M with " +
+                               std::to_string(lo) + " <= N, M <= " + std::to_string(hi);
+  const auto comma = text.find(',');
+  std::vector<std::string> parts = {text.substr(0, comma)};
+  if (comma != std::string::npos) parts.push_back(text.substr(comma + 1));
+  std::vector<int64_t> values;
+  for (const std::string& part : parts) {
+    if (part.empty() || part.size() > 9 ||
+        part.find_first_not_of("0123456789") != std::string::npos) {
+      throw std::invalid_argument(expected);
+    }
+    const int64_t v = std::stoll(part);
+    if (v < lo || v > hi) throw std::invalid_argument(expected);
+    values.push_back(v);
+  }
+  return {values[0], values.back()};
+}
+
 BackendOptions ResolveBackendOptions(const LayerOptions& o) {
   BackendOptions resolved;
   try {
@@ -91,7 +112,8 @@ BackendOptions ResolveBackendOptions(const LayerOptions& o) {
 }
 
 void AddRunFigures(Report& r, const BackendOptions& resolved, const RunStats& stats, int64_t macs,
-                   double wall_seconds) {
+                   double wall_seconds, const std::string& macs_label) {
+  constexpr const char* kNoMacs = "the layer does no multiply-accumulates";
   const PcieLink& link = resolved.link;
   r.Add("pcie", "PCIe link",
         link.ToString() + " (" + golden::FormatReal(link.GigaTransfersPerLane()) +
@@ -102,7 +124,7 @@ void AddRunFigures(Report& r, const BackendOptions& resolved, const RunStats& st
     r.Add("pcie_payload_limit_gbytes_per_s", "PCIe payload limit per direction",
           *stats.pcie_payload_limit_bytes_per_s / 1e9, "GB/s", 3);
   }
-  r.Add("macs", "multiply-accumulates (M x K x N)", macs);
+  r.Add("macs", macs_label, macs);
   if (stats.cycles) {
     r.Add("cycles", "device cycles (queue running)", *stats.cycles);
   } else {
@@ -115,8 +137,12 @@ void AddRunFigures(Report& r, const BackendOptions& resolved, const RunStats& st
     r.Add("clock_mhz", "device clock", *stats.clock_mhz, "MHz", 1);
     r.Add("compute_us", "device time (cycles / clock)", compute * 1e6, "us", 3);
     r.Add("simulated_us", "simulated time (doorbell to interrupt)", seconds * 1e6, "us", 3);
-    r.Add("tops", "throughput (2 x MACs / simulated time)", 2.0 * double(macs) / seconds / 1e12,
-          "TOPS", 4);
+    if (macs > 0) {
+      r.Add("tops", "throughput (2 x MACs / simulated time)", 2.0 * double(macs) / seconds / 1e12,
+            "TOPS", 4);
+    } else {
+      r.AddNotAvailable("tops", "throughput (2 x MACs / simulated time)", kNoMacs);
+    }
   } else {
     r.AddNotAvailable("clock_mhz", "device clock", kRtlOnly);
     r.AddNotAvailable("compute_us", "device time (cycles / clock)", kRtlOnly);
@@ -124,7 +150,9 @@ void AddRunFigures(Report& r, const BackendOptions& resolved, const RunStats& st
     r.AddNotAvailable("tops", "throughput (2 x MACs / simulated time)", kRtlOnly);
   }
   const std::string utilization = "MXU utilization (MACs / (cycles x N x N))";
-  if (stats.mxu_utilization) {
+  if (macs == 0 && stats.cycles) {
+    r.AddNotAvailable("mxu_utilization", utilization, kNoMacs);
+  } else if (stats.mxu_utilization) {
     r.Add("mxu_utilization", utilization, *stats.mxu_utilization);
   } else {
     r.AddNotAvailable("mxu_utilization", utilization, kRtlOnly);

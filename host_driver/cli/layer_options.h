@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "layer_backend.h"
 #include "report.h"
@@ -27,15 +28,24 @@ void AddLayerOptions(CLI::App& cmd, LayerOptions& options);
 // --trace-window.
 void ParseTraceWindow(const std::string& text, uint64_t& begin, uint64_t& end);
 
+// "A" or "A,B" (whole numbers) -> {A, A} or {A, B}, each in [lo, hi]. Throws
+// std::invalid_argument starting with `option` and the text, saying what was expected (`what`,
+// e.g. "the pooling window height and width").
+std::pair<int64_t, int64_t> ParseSizePair(const std::string& option, const std::string& text,
+                                          int64_t lo, int64_t hi, const std::string& what);
+
 // The backend options the layer options ask for. Throws std::invalid_argument for a malformed
 // --pcie or --trace-window, or --trace-window without --trace.
 BackendOptions ResolveBackendOptions(const LayerOptions& options);
 
 // Adds the figures every layer run reports after the layer's own: the link, the wall-clock
 // time, and the device figures (cycles, simulated time, TOPS, MXU utilization, PCIe bytes),
-// each n/a when the backend did not measure it.
+// each n/a when the backend did not measure it. `macs_label` says how `macs` was counted; a
+// layer with no multiply-accumulates (pooling, activation: macs = 0) reports throughput and MXU
+// utilization as n/a.
 void AddRunFigures(Report& report, const BackendOptions& resolved, const RunStats& stats,
-                   int64_t macs, double wall_seconds);
+                   int64_t macs, double wall_seconds,
+                   const std::string& macs_label = "multiply-accumulates (M x K x N)");
 
 // Prints `report` in the format --report asked for.
 void PrintReport(const Report& report, const LayerOptions& options, std::ostream& out);

@@ -11,6 +11,7 @@
 #include "host_if/top_model.h"
 #include "regs/regs.h"
 #include "runtime/dense_lowering.h"
+#include "runtime/layers.h"
 #include "sc_models/pcie_link_config.h"
 #include "system/tpu_system.h"
 
@@ -113,6 +114,40 @@ class RtlBackend final : public LayerBackend {
     return result;
   }
 
+  LayerResult<int8_t> RunConv2d(const golden::Tensor<int8_t>& x,
+                                const runtime::Conv2dLayer& layer) override {
+    const auto& w = layer.weights.shape;  // (KH, KW, Cin, Cout)
+    return RunLowered(
+        [&](const isa::DeviceLimits& limits, const runtime::HostRegion& region) {
+          return runtime::LowerConv2d(x, layer, limits, region);
+        },
+        [&](const runtime::DenseProgram& p) {
+          // B * OH * OW * KH * KW * Cin * Cout: the output pixels times one window's products.
+          const auto& y = p.output_shape;
+          return y.size() == 4 ? y[0] * y[1] * y[2] * w[0] * w[1] * w[2] * w[3] : 0;
+        });
+  }
+
+  // Pooling and activation layers do no multiply-accumulates of their own (the MXU passes the
+  // input through identity tiles): 0 MACs, so the report gives no MXU utilization.
+  LayerResult<int8_t> RunPool(const golden::Tensor<int8_t>& x,
+                              const runtime::PoolLayer& layer) override {
+    return RunLowered(
+        [&](const isa::DeviceLimits& limits, const runtime::HostRegion& region) {
+          return runtime::LowerPool(x, layer, limits, region);
+        },
+        [](const runtime::DenseProgram&) { return int64_t{0}; });
+  }
+
+  LayerResult<int8_t> RunActivation(const golden::Tensor<int8_t>& x,
+                                    const runtime::ActivationLayer& layer) override {
+    return RunLowered(
+        [&](const isa::DeviceLimits& limits, const runtime::HostRegion& region) {
+          return runtime::LowerActivation(x, layer, limits, region);
+        },
+        [](const runtime::DenseProgram&) { return int64_t{0}; });
+  }
+
   LayerResult<int32_t> RunGemm(const golden::Tensor<int8_t>&,
                                const golden::Tensor<int8_t>&) override {
     throw std::runtime_error(
@@ -122,6 +157,26 @@ class RtlBackend final : public LayerBackend {
   }
 
  private:
+  // Lowers a layer with `lower(limits, region)` in the device's DMA region, places its images,
+  // runs it and reads its result back in the layer's output shape (runtime::ExtractLayerOutput);
+  // `macs(program)` is the layer's useful multiply-accumulates.
+  template <typename Lower, typename Macs>
+  LayerResult<int8_t> RunLowered(const Lower& lower, const Macs& macs) {
+    LayerResult<int8_t> result;
+    system_->Run([&](device::DeviceBus& bus) {
+      device::Device dev(bus);
+      const device::DmaBuffer region = dev.dma_region();
+      const runtime::DenseProgram p = lower(dev.info().limits, {region.address, region.size});
+      for (const auto& image : p.images) dev.host_memory().Write(image.address, image.bytes);
+      result.stats = Measure(dev, p.instrs, macs(p));
+      result.output = runtime::ExtractLayerOutput(p, [&](uint64_t a, uint64_t length) {
+        return dev.host_memory().Read(a, length);
+      });
+    });
+    result.stats.trace_path = options_.trace_path;
+    return result;
+  }
+
   // Runs the program and gathers the figures of the run.
   RunStats Measure(device::Device& dev, const std::vector<isa::Instr>& program, int64_t macs) {
     const sc::PcieLink& link = system_->link();

@@ -4,6 +4,7 @@
 #ifndef TPU_HOST_DRIVER_CLI_TENSOR_FILES_H_
 #define TPU_HOST_DRIVER_CLI_TENSOR_FILES_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -16,6 +17,15 @@ namespace tpu::cli {
 // Throws std::invalid_argument for anything else (npy errors included).
 golden::Tensor<int8_t> LoadInt8Matrix(const std::string& option, const std::string& path,
                                       const std::string& layout);
+
+// An int8 tensor of rank `rank` (0: any rank >= 1) with no zero-size dimension; `layout` names
+// the axes, e.g. "(N, H, W, Cin)". Throws std::invalid_argument for anything else.
+golden::Tensor<int8_t> LoadInt8Tensor(const std::string& option, const std::string& path,
+                                      std::size_t rank, const std::string& layout);
+
+// Exactly `n` int8 values in a (n,) array (a lookup table); `meaning` as for LoadInt32Vector.
+std::vector<int8_t> LoadInt8Vector(const std::string& option, const std::string& path, int64_t n,
+                                   const std::string& meaning);
 
 // Exactly `n` int32 values in a (n,) array; `meaning` completes "expected (n,): ...", e.g.
 // "one bias per output column (N = 3, the columns of w.npy)".

@@ -28,8 +28,12 @@ int main(int argc, char** argv) {
   };
   add(tpu::cli::AddMxuCommand(app));
   add(tpu::cli::AddDenseCommand(app, tpu::cli::MakeBackendWithRtl));
+  add(tpu::cli::AddConv2dCommand(app, tpu::cli::MakeBackendWithRtl));
+  add(tpu::cli::AddPoolCommand(app, tpu::cli::MakeBackendWithRtl));
+  add(tpu::cli::AddActivationCommand(app, tpu::cli::MakeBackendWithRtl));
   add(tpu::cli::AddGemmCommand(app, tpu::cli::MakeBackendWithRtl));
   add(tpu::cli::AddInfoCommand(app, /*rtl_backend_linked=*/true));
+  add(tpu::cli::AddRunCommand(app, tpu::cli::MakeBackendWithRtl));
 
   try {
     app.parse(argc, argv);

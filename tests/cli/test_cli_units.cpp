@@ -12,7 +12,10 @@
 
 #include "commands.h"
 #include "compare.h"
+#include "golden/activation.h"
+#include "golden/conv.h"
 #include "golden/dense.h"
+#include "golden/pool.h"
 #include "layer_backend.h"
 #include "layer_options.h"
 #include "npy/npy.h"
@@ -353,6 +356,196 @@ TEST_F(DenseInProcess, BackendNotCalledOnBadInput) {
   npy::Write(dir_ / "w.npy", Tensor<int8_t>({4, 2}));
   ExpectThrowContaining([&] { RunDense("--scale 1", false); }, "expected (K, N) with K = 3");
   EXPECT_EQ(log_->dense_calls, 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The other layers (conv2d, pool, activation)
+
+TEST(SizePair, OneOrTwoNumbersInRange) {
+  EXPECT_EQ(ParseSizePair("--window", "3", 1, 15, "w"), (std::pair<int64_t, int64_t>{3, 3}));
+  EXPECT_EQ(ParseSizePair("--window", "2,15", 1, 15, "w"), (std::pair<int64_t, int64_t>{2, 15}));
+  for (const char* bad : {"", "0", "16", "2,", ",2", "1,2,3", "a", "-1", "2 ,3", "99999999999"}) {
+    ExpectThrowContaining([&] { ParseSizePair("--window", bad, 1, 15, "the window"); },
+                          "--window " + std::string(bad) +
+                              ": expected the window as N or N,M with 1 <= N, M <= 15");
+  }
+}
+
+TEST(CompareTest, NhwcMismatchNamesTheFullIndex) {
+  const Tensor<int8_t> want({1, 2, 2, 3}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
+  Tensor<int8_t> got = want;
+  got.data[7] = 70;  // (0, 1, 0, 1)
+  got.data[11] = 0;
+  Report r("t");
+  EXPECT_EQ(ReportCheck(r, "rtl", "output", got, want),
+            "--check: first mismatch at output[0][1][0][1]: rtl 70, golden 7 (2 of 12 differ)");
+}
+
+TEST(GoldenBackendTest, OtherLayersAreTheGoldenFunctions) {
+  auto backend = MakeBackend("golden", {});
+  std::vector<int8_t> values(2 * 5 * 4 * 3);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<int8_t>(i * 37 + 11);
+  const Tensor<int8_t> x({2, 5, 4, 3}, values);
+  runtime::Conv2dLayer conv;
+  conv.weights = Tensor<int8_t>({3, 2, 3, 2}, std::vector<int8_t>(values.begin(), values.begin() + 36));
+  conv.bias = {100, -200};
+  conv.params = {2, 1, golden::Padding::kSame, 3};
+  conv.requant.multipliers = {golden::QuantizeMultiplier(0.004), golden::QuantizeMultiplier(0.01)};
+  conv.requant.out_zero_point = -5;
+  conv.requant.act_min = -5;
+  const LayerResult<int8_t> y = backend->RunConv2d(x, conv);
+  EXPECT_EQ(y.output.data,
+            golden::Conv2d(x, conv.weights, conv.bias, conv.params, conv.requant).data);
+  EXPECT_EQ(y.output.shape, (std::vector<int64_t>{2, 3, 4, 2}));
+  EXPECT_FALSE(y.stats.cycles);
+
+  runtime::PoolLayer pool;
+  pool.params.window_h = 3;
+  pool.params.window_w = 2;
+  pool.params.stride_h = 2;
+  pool.params.padding = golden::Padding::kSame;
+  pool.params.act_min = -100;
+  pool.params.act_max = 90;
+  EXPECT_EQ(backend->RunPool(x, pool).output.data, golden::MaxPool2d(x, pool.params).data);
+  pool.kind = runtime::PoolKind::kAvg;
+  EXPECT_EQ(backend->RunPool(x, pool).output.data, golden::AvgPool2d(x, pool.params).data);
+  EXPECT_NE(golden::MaxPool2d(x, pool.params).data, golden::AvgPool2d(x, pool.params).data);
+
+  // The clamp first, then the table (f(x) = x / 2 here): -128 -> clamp -20 -> -10.
+  runtime::ActivationLayer act;
+  act.act_min = -20;
+  act.act_max = 50;
+  const Tensor<int8_t> v({5}, {-128, -21, 0, 51, 127});
+  EXPECT_EQ(backend->RunActivation(v, act).output.data, (std::vector<int8_t>{-20, -20, 0, 50, 50}));
+  golden::Lut lut{};
+  for (int i = 0; i < 256; ++i) lut[size_t(i)] = static_cast<int8_t>((i - 128) / 2);
+  act.lut = lut;
+  EXPECT_EQ(backend->RunActivation(v, act).output.data, (std::vector<int8_t>{-10, -10, 0, 25, 25}));
+}
+
+TEST(GoldenBackendTest, ABackendWithoutALayerTypeSaysSo) {
+  auto log = std::make_shared<FakeBackend::Log>();
+  FakeBackend fake(log, false);
+  const Tensor<int8_t> x({1, 2, 2, 1});
+  ExpectThrowContaining([&] { fake.RunConv2d(x, {}); },
+                        "--backend fake: conv2d layers do not run on this backend");
+  ExpectThrowContaining([&] { fake.RunPool(x, {}); },
+                        "--backend fake: pool layers do not run on this backend");
+  ExpectThrowContaining([&] { fake.RunActivation(x, {}); },
+                        "--backend fake: activation layers do not run on this backend");
+}
+
+// A backend that runs conv2d layers by the golden reference, records the layer and can
+// corrupt one output element.
+class FakeConvBackend : public FakeBackend {
+ public:
+  struct ConvLog {
+    runtime::Conv2dLayer layer;
+    int calls = 0;
+  };
+  FakeConvBackend(std::shared_ptr<ConvLog> log, bool corrupt)
+      : FakeBackend(std::make_shared<Log>(), false), log_(std::move(log)), corrupt_(corrupt) {}
+  LayerResult<int8_t> RunConv2d(const Tensor<int8_t>& x,
+                                const runtime::Conv2dLayer& layer) override {
+    log_->layer = layer;
+    ++log_->calls;
+    LayerResult<int8_t> r{
+        golden::Conv2d(x, layer.weights, layer.bias, layer.params, layer.requant), {}};
+    if (corrupt_) r.output.data.back() = static_cast<int8_t>(r.output.data.back() + 1);
+    return r;
+  }
+
+ private:
+  std::shared_ptr<ConvLog> log_;
+  bool corrupt_;
+};
+
+class Conv2dInProcess : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    npy::Write(dir_ / "x.npy", Tensor<int8_t>({1, 3, 3, 1}, {1, 2, 3, 4, 5, 6, 7, 8, 9}));
+    npy::Write(dir_ / "w.npy", Tensor<int8_t>({2, 2, 1, 2}, {1, 0, 1, 0, 1, 0, 1, 1}));
+  }
+
+  int Run(const std::string& args, bool corrupt) {
+    CLI::App app;
+    auto log = log_;
+    const CommandRunner runner =
+        AddConv2dCommand(app, [log, corrupt](const std::string&, const BackendOptions&) {
+          return std::make_unique<FakeConvBackend>(log, corrupt);
+        });
+    app.parse("conv2d --input " + (dir_ / "x.npy") + " --weights " + (dir_ / "w.npy") +
+                  " --output " + (dir_ / "y.npy") + " " + args,
+              false);
+    std::ostringstream out, err;
+    auto* old_out = std::cout.rdbuf(out.rdbuf());
+    auto* old_err = std::cerr.rdbuf(err.rdbuf());
+    int status = -1;
+    try {
+      status = runner();
+    } catch (...) {
+      std::cout.rdbuf(old_out);
+      std::cerr.rdbuf(old_err);
+      throw;
+    }
+    std::cout.rdbuf(old_out);
+    std::cerr.rdbuf(old_err);
+    out_ = out.str();
+    err_ = err.str();
+    return status;
+  }
+
+  tpu::testing::ScratchDir dir_;
+  std::shared_ptr<FakeConvBackend::ConvLog> log_ = std::make_shared<FakeConvBackend::ConvLog>();
+  std::string out_, err_;
+};
+
+TEST_F(Conv2dInProcess, MismatchExitsOneAndNamesTheNhwcElement) {
+  // Channel 0 sums the 2x2 window (12, 16, 24, 28), channel 1 its bottom-right (5, 6, 8, 9);
+  // the fake adds 1 to the last.
+  EXPECT_EQ(Run("--scale 1 --check", true), 1);
+  EXPECT_EQ(err_,
+            "tpu conv2d: --check: first mismatch at output[0][1][1][1]: fake 10, golden 9 "
+            "(1 of 8 differ)\n");
+  EXPECT_NE(out_.find("FAIL (1 of 8 results differ)"), std::string::npos) << out_;
+  EXPECT_EQ(npy::Read<int8_t>(dir_ / "y.npy").data,
+            (std::vector<int8_t>{12, 5, 16, 6, 24, 8, 28, 10}));
+  EXPECT_EQ(Run("--scale 1 --check", false), 0);
+  EXPECT_NE(out_.find("PASS (8 int8 results bit-exact)"), std::string::npos) << out_;
+}
+
+TEST_F(Conv2dInProcess, TheLayerTheBackendGets) {
+  npy::Write(dir_ / "b.npy", Tensor<int32_t>({2}, {7, -7}));
+  npy::Write(dir_ / "m.npy", Tensor<int32_t>({2}, {1 << 30, 1 << 30}));
+  npy::Write(dir_ / "s.npy", Tensor<int32_t>({2}, {1, -2}));
+  EXPECT_EQ(Run("--bias " + (dir_ / "b.npy") + " --multipliers " + (dir_ / "m.npy") +
+                    " --shifts " + (dir_ / "s.npy") +
+                    " --strides 2,1 --padding same --input-zero-point 4 --output-zero-point -9 "
+                    "--activation relu",
+                false),
+            0);
+  ASSERT_EQ(log_->calls, 1);
+  const runtime::Conv2dLayer& l = log_->layer;
+  EXPECT_EQ(l.weights.shape, (std::vector<int64_t>{2, 2, 1, 2}));
+  EXPECT_EQ(l.bias, (std::vector<int32_t>{7, -7}));
+  EXPECT_EQ(l.params.stride_h, 2);
+  EXPECT_EQ(l.params.stride_w, 1);
+  EXPECT_EQ(l.params.padding, golden::Padding::kSame);
+  EXPECT_EQ(l.params.input_zero_point, 4);
+  ASSERT_EQ(l.requant.multipliers.size(), 2u);
+  EXPECT_EQ(l.requant.multipliers[1].shift, -2);
+  EXPECT_EQ(l.requant.out_zero_point, -9);
+  EXPECT_EQ(l.requant.act_min, -9);
+  EXPECT_EQ(l.requant.act_max, 127);
+  EXPECT_NE(out_.find("multiply-accumulates (N x OH x OW x KH x KW x Cin x Cout)"),
+            std::string::npos)
+      << out_;
+}
+
+TEST_F(Conv2dInProcess, BackendNotCalledOnBadInput) {
+  npy::Write(dir_ / "w.npy", Tensor<int8_t>({2, 2, 2, 1}));
+  ExpectThrowContaining([&] { Run("--scale 1", false); }, "with Cin = 1, the channels");
+  EXPECT_EQ(log_->calls, 0);
 }
 
 }  // namespace

@@ -1,0 +1,85 @@
+// Networks for `tpu run` (docs/networks.md): a JSON file that lists layers (dense, conv2d, pool,
+// activation, flatten) with their parameters and .npy weight files, parsed and checked before
+// anything runs. Every layer's input and output shape and zero point are known after parsing:
+// shapes propagate from the network's input, zero points flow from each layer's output to the
+// next layer's input.
+//
+//   tpu::network::Network net = tpu::network::LoadNetwork("examples/net.json");
+//   for (const auto& layer : net.layers) ... layer.output_shape ...
+#ifndef TPU_NETWORK_NETWORK_H_
+#define TPU_NETWORK_NETWORK_H_
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "golden/tensor.h"
+#include "runtime/dense_layer.h"
+#include "runtime/layers.h"
+
+namespace tpu::network {
+
+// A network description that cannot be used: the message names the file, the layer (its index
+// in "layers" and its name), the field and what was expected.
+class NetworkError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+enum class LayerType { kDense, kConv2d, kPool, kActivation, kFlatten };
+
+// "dense", "conv2d", "pool", "activation", "flatten".
+const char* LayerTypeName(LayerType type);
+
+struct Layer {
+  LayerType type = LayerType::kFlatten;
+  int index = 0;     // position in "layers", from 0
+  std::string name;  // "name" in the JSON, else "<type><index>" (e.g. "conv2d0")
+  std::vector<int64_t> input_shape, output_shape;
+  int32_t input_zero_point = 0;   // the zero point of the tensor flowing in
+  int32_t output_zero_point = 0;  // ... and out (the next layer's input_zero_point)
+  std::string summary;            // one line for reports, e.g. "64 3x3, valid, stride 1x1, relu"
+
+  // The parameters of this layer's type (the others are empty).
+  runtime::DenseLayer dense;
+  runtime::Conv2dLayer conv;
+  runtime::PoolLayer pool;
+  runtime::ActivationLayer activation;
+
+  // The layer's useful multiply-accumulates: M x K x N for dense, B x OH x OW x KH x KW x Cin x
+  // Cout for conv2d, 0 for the others (they do no arithmetic the MXU is for).
+  int64_t macs() const;
+  // "layers[2] (conv2d \"conv1\")", for messages.
+  std::string Where() const;
+};
+
+struct Network {
+  std::string name;    // "name" in the JSON, else the file's stem
+  std::string source;  // the file it came from ("" when parsed from text)
+  std::vector<int64_t> input_shape;
+  int32_t input_zero_point = 0;
+  std::vector<Layer> layers;  // at least one
+
+  const std::vector<int64_t>& output_shape() const { return layers.back().output_shape; }
+  int32_t output_zero_point() const { return layers.back().output_zero_point; }
+};
+
+// Parses `json_text` (named `source` in messages), loading the .npy files it names relative to
+// `base_dir` ("" = the current directory; absolute paths are used as given). Checks every field
+// (unknown fields are errors, to catch typos), every file's dtype and shape, and propagates the
+// shapes and zero points through the layers. Throws NetworkError.
+Network ParseNetwork(const std::string& json_text, const std::string& base_dir,
+                     const std::string& source);
+
+// ParseNetwork of the file at `path`, .npy paths relative to its directory.
+Network LoadNetwork(const std::string& path);
+
+// Throws NetworkError unless `input` has the network's input shape; `what` names the input
+// (e.g. "--input x.npy").
+void CheckNetworkInput(const Network& network, const golden::Tensor<int8_t>& input,
+                       const std::string& what);
+
+}  // namespace tpu::network
+
+#endif  // TPU_NETWORK_NETWORK_H_

@@ -1,0 +1,89 @@
+// The built `tpu run` as users run it: the small network (every layer type) on the golden and
+// the rtl backend, checked against golden, with the JSON report parsed; and a bad network file,
+// which must fail with status 2 before any simulation.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "network/network.h"
+#include "network/network_run.h"
+#include "network_testing.h"
+
+namespace tpu::network {
+namespace {
+
+using testing::WriteSmallNetwork;
+using tpu::testing::ReadFile;
+using tpu::testing::ScratchDir;
+
+struct TpuRun {
+  int status = -1;
+  std::string out, err;
+};
+
+TpuRun RunTpu(const std::string& args, const ScratchDir& dir) {
+  const std::string out = dir / "stdout.txt", err = dir / "stderr.txt";
+  const std::string command =
+      std::string("'") + TPU_BINARY + "' " + args + " >'" + out + "' 2>'" + err + "'";
+  const int status = std::system(command.c_str());
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, ReadFile(out), ReadFile(err)};
+}
+
+TEST(TpuRunBinary, GoldenCheckPasses) {
+  ScratchDir dir;
+  const std::string net = WriteSmallNetwork(dir);
+  const TpuRun r = RunTpu("run '" + net + "' --input '" + dir / "x.npy" + "' --output '" +
+                              dir / "y.npy" + "' --check",
+                          dir);
+  ASSERT_EQ(r.status, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("PASS"), std::string::npos) << r.out;
+}
+
+// Every layer type on the Verilated device, bit-exact with golden layer by layer.
+TEST(TpuRunBinary, RtlCheckPassesEveryLayer) {
+  ScratchDir dir;
+  const std::string net = WriteSmallNetwork(dir, 3);
+  const TpuRun r = RunTpu("run '" + net + "' --input '" + dir / "x.npy" + "' --output '" +
+                              dir / "y.npy" + "' --backend rtl --check --report json",
+                          dir);
+  ASSERT_EQ(r.status, 0) << r.err << r.out;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["backend"], "rtl");
+  EXPECT_EQ(j["check"].get<std::string>().rfind("PASS", 0), 0u) << j["check"];
+  ASSERT_EQ(j["layers"].size(), 6u);
+  for (const auto& layer : j["layers"]) {
+    EXPECT_EQ(layer["check"], "PASS") << layer;
+    if (layer["on_host"]) continue;
+    EXPECT_GT(layer["cycles"].get<int64_t>(), 0) << layer;
+    EXPECT_GT(layer["pcie_bytes_to_device"].get<int64_t>(), 0) << layer;
+    EXPECT_GT(layer["pcie_bytes_from_device"].get<int64_t>(), 0) << layer;
+    EXPECT_GT(layer["simulated_us"].get<double>(), 0) << layer;
+  }
+  EXPECT_GT(j["totals"]["cycles"].get<int64_t>(), 0);
+  EXPECT_GT(j["totals"]["mxu_utilization"].get<double>(), 0);
+  const golden::Tensor<int8_t> want =
+      ReferenceNetwork(LoadNetwork(net), npy::Read<int8_t>(dir / "x.npy"));
+  EXPECT_EQ(npy::Read<int8_t>(dir / "y.npy").data, want.data);
+}
+
+TEST(TpuRunBinary, BadNetworkFailsBeforeSimulating) {
+  ScratchDir dir;
+  WriteSmallNetwork(dir);
+  const std::string net = dir.WriteFile(
+      "bad.json", R"({"input": {"shape": [2, 6, 6, 3]}, "layers": [{"type": "pool"}]})");
+  const TpuRun r = RunTpu("run '" + net + "' --input '" + dir / "x.npy" + "' --output '" +
+                              dir / "y.npy" + "' --backend rtl",
+                          dir);
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("layers[0] (pool \"pool0\"): \"window\": missing"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("simulating"), std::string::npos);
+  EXPECT_TRUE(ReadFile(dir / "y.npy").empty());
+}
+
+}  // namespace
+}  // namespace tpu::network
