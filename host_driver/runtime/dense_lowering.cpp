@@ -8,42 +8,11 @@
 #include "isa/validate.h"
 #include "runtime/dense_emit.h"
 #include "runtime/dense_images.h"
+#include "runtime/host_allocator.h"
 #include "runtime/program_builder.h"
 
 namespace tpu::runtime {
 namespace {
-
-// Hands out aligned pieces of the caller's host region.
-class HostAllocator {
- public:
-  HostAllocator(const HostRegion& region, uint64_t align, std::string what)
-      : region_(region), align_(align), what_(std::move(what)) {
-    if (align_ == 0) throw std::invalid_argument(what_ + ": host_align must be >= 1");
-    constexpr uint64_t kHostSpace = uint64_t{1} << isa::kHostAddrBits;
-    if (region.base > kHostSpace || region.size > kHostSpace - region.base) {
-      throw std::invalid_argument(what_ + ": host region does not fit in the 48-bit host space");
-    }
-  }
-
-  uint64_t Take(uint64_t bytes, const std::string& name) {
-    const uint64_t offset = (used_ + align_ - 1) / align_ * align_;
-    if (offset > region_.size || bytes > region_.size - offset) {
-      throw std::invalid_argument(
-          what_ + ": host region of " + std::to_string(region_.size) + " bytes is too small: '" +
-          name + "' needs " + std::to_string(bytes) + " bytes at offset " + std::to_string(offset));
-    }
-    used_ = offset + bytes;
-    return region_.base + offset;
-  }
-
-  uint64_t used() const { return used_; }
-
- private:
-  HostRegion region_;
-  uint64_t align_;
-  std::string what_;
-  uint64_t used_ = 0;
-};
 
 void CheckInput(const golden::Tensor<int8_t>& x, int64_t k, const std::string& what) {
   if (x.shape.size() != 2 || x.shape[0] < 1 || x.shape[1] != k) {

@@ -9,6 +9,7 @@
 #include "isa/validate.h"
 #include "runtime/dense_emit.h"
 #include "runtime/dense_images.h"
+#include "runtime/host_allocator.h"
 #include "runtime/program_builder.h"
 
 namespace tpu::runtime {
@@ -17,38 +18,6 @@ namespace {
 constexpr int64_t kActivateMaxRows = 4095;  // ACTIVATE rows is a 12-bit field
 constexpr int32_t kIdentityMultiplier = int32_t{1} << 30;
 constexpr int8_t kIdentityShift = 1;
-
-// Hands out aligned pieces of the caller's host region (as dense_lowering.cpp does).
-class HostSpace {
- public:
-  HostSpace(const HostRegion& region, uint64_t align, std::string what)
-      : region_(region), align_(align), what_(std::move(what)) {
-    if (align_ == 0) throw std::invalid_argument(what_ + ": host_align must be >= 1");
-    constexpr uint64_t kHostSpace = uint64_t{1} << isa::kHostAddrBits;
-    if (region.base > kHostSpace || region.size > kHostSpace - region.base) {
-      throw std::invalid_argument(what_ + ": host region does not fit in the 48-bit host space");
-    }
-  }
-
-  uint64_t Take(uint64_t bytes, const std::string& name) {
-    const uint64_t offset = (used_ + align_ - 1) / align_ * align_;
-    if (offset > region_.size || bytes > region_.size - offset) {
-      throw std::invalid_argument(
-          what_ + ": host region of " + std::to_string(region_.size) + " bytes is too small: '" +
-          name + "' needs " + std::to_string(bytes) + " bytes at offset " + std::to_string(offset));
-    }
-    used_ = offset + bytes;
-    return region_.base + offset;
-  }
-
-  uint64_t used() const { return used_; }
-
- private:
-  HostRegion region_;
-  uint64_t align_;
-  std::string what_;
-  uint64_t used_ = 0;
-};
 
 void PutLe32(std::vector<uint8_t>& bytes, std::size_t at, int32_t value) {
   const auto u = static_cast<uint32_t>(value);
@@ -206,7 +175,7 @@ DenseProgram LowerIdentityPass(const golden::Tensor<int8_t>& x, const IdentityPa
 
   DenseProgram program;
   program.limits = limits;
-  HostSpace host(region, options.host_align, what);
+  HostAllocator host(region, options.host_align, what);
   auto place = [&](std::string name, std::vector<uint8_t> bytes) {
     HostImage image{std::move(name), 0, std::move(bytes)};
     image.address = host.Take(image.bytes.size(), image.name);
