@@ -16,27 +16,11 @@
 #include "layer_backend.h"
 #include "pcie_link.h"
 #include "report.h"
+#include "rtl_device_config.h"
 
 namespace tpu::cli {
 
 namespace {
-
-// The device of configuration 1: tpu_add_top_model(1 16 4096 1024 4194304 64 256 256 512 32 ...)
-// <N> <UbRows> <AccRows> <DramBytes> <ParamSets> <DramWidth> <MaxPayload> <MaxReadReq> <NumTags>.
-isa::DeviceLimits RtlDeviceLimits() {
-  isa::DeviceLimits limits;
-  limits.n = 16;
-  limits.ub_rows = 4096;
-  limits.acc_rows = 1024;
-  limits.dram_bytes = int64_t{4} << 20;
-  limits.param_sets = 64;
-  return limits;
-}
-constexpr int64_t kDramWidthBits = 256;
-constexpr int64_t kMaxPayloadBytes = 256;
-constexpr int64_t kMaxReadRequestBytes = 512;
-constexpr int64_t kDmaTags = 32;
-constexpr double kClockMhz = 700.0;  // sys::SystemConfig::clock_mhz
 
 std::string Fixed2(double value) {
   char text[32];
@@ -50,7 +34,8 @@ std::string Lower(std::string text) {
 }
 
 int RunInfo(const std::string& format, bool rtl_backend_linked) {
-  const isa::DeviceLimits limits = RtlDeviceLimits();
+  const RtlDeviceConfig device = RtlDevice();
+  const isa::DeviceLimits& limits = device.limits;
   Report r("tpu info: the device the rtl backend simulates (Verilated tpu_top, configuration 1)");
   r.Add("isa_version", "ISA version", int64_t{isa::kIsaVersion});
   for (int i = 0; i < int(std::size(isa::kLimits)); ++i) {
@@ -62,14 +47,14 @@ int RunInfo(const std::string& format, bool rtl_backend_linked) {
   }
   r.Add("ub_bytes", "unified buffer (UB_ROWS x N)", limits.ub_rows * limits.n, "bytes");
   r.Add("acc_bytes", "accumulators (ACC_ROWS x N x 4)", limits.acc_rows * limits.n * 4, "bytes");
-  r.Add("dram_width_bits", "weight DRAM read beat", kDramWidthBits, "bits");
-  r.Add("clock_mhz", "clock", kClockMhz, "MHz", 1);
+  r.Add("dram_width_bits", "weight DRAM read beat", device.dram_width_bits, "bits");
+  r.Add("clock_mhz", "clock", device.clock_mhz, "MHz", 1);
   r.Add("peak_tops", "peak throughput (2 x N x N MACs per cycle)",
-        2.0 * double(limits.n * limits.n) * kClockMhz * 1e6 / 1e12, "TOPS", 4);
-  r.Add("max_payload_bytes", "PCIe max payload size (MPS)", kMaxPayloadBytes, "bytes");
-  r.Add("max_read_request_bytes", "PCIe max read request size (MRRS)", kMaxReadRequestBytes,
+        2.0 * double(limits.n * limits.n) * device.clock_mhz * 1e6 / 1e12, "TOPS", 4);
+  r.Add("max_payload_bytes", "PCIe max payload size (MPS)", device.max_payload, "bytes");
+  r.Add("max_read_request_bytes", "PCIe max read request size (MRRS)", device.max_read_request,
         "bytes");
-  r.Add("dma_tags", "DMA reads outstanding (tags)", kDmaTags);
+  r.Add("dma_tags", "DMA reads outstanding (tags)", device.dma_tags);
   const PcieLink link;
   r.Add("pcie_default", "PCIe link (default --pcie)",
         link.ToString() + " (" + Fixed2(link.BytesPerSecond() / 1e9) + " GB/s per direction)");

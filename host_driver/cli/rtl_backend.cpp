@@ -10,6 +10,7 @@
 #include "device/device.h"
 #include "host_if/top_model.h"
 #include "regs/regs.h"
+#include "rtl_device_config.h"
 #include "runtime/dense_lowering.h"
 #include "runtime/layers.h"
 #include "sc_models/pcie_link_config.h"
@@ -75,7 +76,24 @@ class ProgressLine {
 sys::SystemConfig SystemConfigFor(const BackendOptions& options) {
   sys::SystemConfig c;
   c.link = sc::PcieLinkConfig::FromName(options.link.ToString());
+  c.clock_mhz = RtlDevice().clock_mhz;
   return c;
+}
+
+// The Verilated model must be the device rtl_device_config.h describes (`tpu info` and the
+// network checks rely on it).
+void CheckAgainstConfig(const tb::TopConfig& built) {
+  const RtlDeviceConfig want = RtlDevice();
+  const isa::DeviceLimits& l = built.limits;
+  if (l.n != want.limits.n || l.ub_rows != want.limits.ub_rows ||
+      l.acc_rows != want.limits.acc_rows || l.dram_bytes != want.limits.dram_bytes ||
+      l.param_sets != want.limits.param_sets || built.dram_width != want.dram_width_bits ||
+      built.max_payload != want.max_payload || built.max_read_req != want.max_read_request ||
+      built.num_tags != want.dma_tags) {
+    throw std::logic_error(
+        "the Verilated device (configuration " + std::to_string(kDeviceConfig) +
+        ") differs from host_driver/cli/rtl_device_config.h: keep the two in step");
+  }
 }
 
 class RtlBackend final : public LayerBackend {
@@ -89,8 +107,9 @@ class RtlBackend final : public LayerBackend {
     trace.trace_path = options.trace_path;
     trace.trace_begin = options.trace_begin;
     trace.trace_end = options.trace_end;
-    system_ = std::make_unique<sys::TpuSystem>(SystemConfigFor(options),
-                                               tb::MakeTopModel<kDeviceConfig>(trace));
+    std::unique_ptr<tb::TopModel> model = tb::MakeTopModel<kDeviceConfig>(trace);
+    CheckAgainstConfig(model->config());
+    system_ = std::make_unique<sys::TpuSystem>(SystemConfigFor(options), std::move(model));
   }
 
   std::string name() const override { return "rtl"; }

@@ -553,6 +553,56 @@ int64_t Layer::macs() const {
   }
 }
 
+namespace {
+
+int64_t Elements(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+// Bias (int32) and requantization (int32 multiplier + int8 shift each).
+int64_t RequantBytes(const std::vector<int32_t>& bias, const golden::RequantParams& requant) {
+  return 4 * int64_t(bias.size()) + 5 * int64_t(requant.multipliers.size());
+}
+
+}  // namespace
+
+EssentialBytes Layer::essential_bytes() const {
+  EssentialBytes b;
+  if (type == LayerType::kFlatten) return b;
+  b.input = Elements(input_shape);
+  b.output = Elements(output_shape);
+  switch (type) {
+    case LayerType::kDense:
+      b.weights = int64_t(dense.weights.data.size());
+      b.params = RequantBytes(dense.bias, dense.requant);
+      break;
+    case LayerType::kConv2d:
+      b.weights = int64_t(conv.weights.data.size());
+      b.params = RequantBytes(conv.bias, conv.requant);
+      break;
+    case LayerType::kActivation:
+      b.params = activation.lut ? int64_t(activation.lut->size()) : 0;
+      break;
+    default:
+      break;
+  }
+  return b;
+}
+
+EssentialBytes NetworkEssentialBytes(const Network& network) {
+  EssentialBytes b;
+  b.input = Elements(network.input_shape);
+  b.output = Elements(network.output_shape());
+  for (const Layer& layer : network.layers) {
+    const EssentialBytes l = layer.essential_bytes();
+    b.weights += l.weights;
+    b.params += l.params;
+  }
+  return b;
+}
+
 std::string Layer::Where() const {
   return "layers[" + std::to_string(index) + "] (" + LayerTypeName(type) + " \"" + name + "\")";
 }

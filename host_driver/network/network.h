@@ -29,6 +29,16 @@ class NetworkError : public std::invalid_argument {
 
 enum class LayerType { kDense, kConv2d, kPool, kActivation, kFlatten };
 
+// The bytes a layer run on its own cannot avoid moving over PCIe: its input and output (int8,
+// one byte per element), its weights (int8) and its parameters: the bias (int32, 4 bytes per
+// value given), the requantization (an int32 multiplier and an int8 shift, 5 bytes, per tensor
+// or per output channel) and a LUT (256 bytes). Not counted: padding to N, the device's own
+// layouts (im2col rows, parameter sets of N channels), instructions.
+struct EssentialBytes {
+  int64_t input = 0, weights = 0, params = 0, output = 0;
+  int64_t total() const { return input + weights + params + output; }
+};
+
 // "dense", "conv2d", "pool", "activation", "flatten".
 const char* LayerTypeName(LayerType type);
 
@@ -50,6 +60,8 @@ struct Layer {
   // The layer's useful multiply-accumulates: M x K x N for dense, B x OH x OW x KH x KW x Cin x
   // Cout for conv2d, 0 for the others (they do no arithmetic the MXU is for).
   int64_t macs() const;
+  // EssentialBytes of this layer's run; all zero for flatten (a reshape on the host).
+  EssentialBytes essential_bytes() const;
   // "layers[2] (conv2d \"conv1\")", for messages.
   std::string Where() const;
 };
@@ -64,6 +76,10 @@ struct Network {
   const std::vector<int64_t>& output_shape() const { return layers.back().output_shape; }
   int32_t output_zero_point() const { return layers.back().output_zero_point; }
 };
+
+// The bytes the whole network cannot avoid moving over PCIe when intermediate tensors stay on
+// the device: the network's input, every layer's weights and parameters, the final output.
+EssentialBytes NetworkEssentialBytes(const Network& network);
 
 // Parses `json_text` (named `source` in messages), loading the .npy files it names relative to
 // `base_dir` ("" = the current directory; absolute paths are used as given). Checks every field

@@ -10,6 +10,7 @@
 #include "golden/pool.h"
 #include "runtime/dense_lowering.h"
 #include "runtime/layers.h"
+#include "rtl_device_config.h"
 
 namespace tpu::network {
 
@@ -47,15 +48,7 @@ golden::Tensor<int8_t> ReferenceNetwork(const Network& network,
   return x;
 }
 
-isa::DeviceLimits RtlDeviceLimits() {
-  isa::DeviceLimits limits;
-  limits.n = 16;
-  limits.ub_rows = 4096;
-  limits.acc_rows = 1024;
-  limits.dram_bytes = int64_t{4} << 20;
-  limits.param_sets = 64;
-  return limits;
-}
+isa::DeviceLimits RtlDeviceLimits() { return cli::RtlDevice().limits; }
 
 void CheckLowering(const Network& network, const isa::DeviceLimits& limits) {
   // Host memory is not what limits a layer here: a region far larger than any image.

@@ -34,8 +34,8 @@ golden::Tensor<int8_t> ReferenceNetwork(const Network& network,
 // naming the layer and the lowering's message.
 void CheckLowering(const Network& network, const isa::DeviceLimits& limits);
 
-// The device the rtl backend simulates (cli/rtl_backend.h): N = 16, 4096 UB rows, 1024
-// accumulator rows, 4 MiB of weight DRAM, 64 parameter sets.
+// The limits of the device the rtl backend simulates (cli/rtl_device_config.h): N = 16, 4096 UB
+// rows, 1024 accumulator rows, 4 MiB of weight DRAM, 64 parameter sets.
 isa::DeviceLimits RtlDeviceLimits();
 
 struct LayerRun {

@@ -87,8 +87,24 @@ class Sum {
   bool known_ = true;
 };
 
+// PCIe payload bytes (to + from the device) per essential byte (network::EssentialBytes): 1 would
+// be the minimum. conv2d's host-side im2col raises it: its image is about KH x KW / (sh x sw)
+// times the input; padding to N and the instructions add to every layer.
+std::optional<double> PcieOverEssential(const std::optional<int64_t>& to_device,
+                                        const std::optional<int64_t>& from_device,
+                                        int64_t essential) {
+  if (!to_device || !from_device || essential <= 0) return std::nullopt;
+  return double(*to_device + *from_device) / double(essential);
+}
+
+json EssentialJson(const network::EssentialBytes& b) {
+  return {{"input", b.input}, {"weights", b.weights}, {"params", b.params},
+          {"output", b.output}};
+}
+
 struct Totals {
   int64_t macs = 0;
+  int64_t essential = 0;  // sum over the device layers
   Sum<int64_t> cycles, to_device, from_device, simulated_cycles;
   Sum<double> simulated_us, busy_n2;  // busy_n2: sum of MXU utilization x cycles
   double wall = 0;
@@ -174,6 +190,7 @@ int Run(const RunOptions& o, const BackendFactory& make_backend) {
     const network::LayerRun& lr = run.layers[i];
     const RunStats& s = lr.stats;
     t.macs += layer.macs();
+    const network::EssentialBytes essential = layer.essential_bytes();
     json row = {{"index", layer.index},
                 {"name", layer.name},
                 {"type", network::LayerTypeName(layer.type)},
@@ -185,11 +202,17 @@ int Run(const RunOptions& o, const BackendFactory& make_backend) {
                 {"mxu_utilization", Opt(s.mxu_utilization)},
                 {"pcie_bytes_to_device", Opt(s.pcie_bytes_to_device)},
                 {"pcie_bytes_from_device", Opt(s.pcie_bytes_from_device)},
+                {"essential_bytes", essential.total()},
+                {"essential_bytes_detail", EssentialJson(essential)},
+                {"pcie_over_essential",
+                 Opt(PcieOverEssential(s.pcie_bytes_to_device, s.pcie_bytes_from_device,
+                                       essential.total()))},
                 {"simulated_us", Opt(SimulatedUs(s))},
                 {"wall_s", lr.wall_seconds},
                 {"check", lr.check ? json(CheckText(*lr.check)) : json(nullptr)}};
     layers.push_back(row);
     if (lr.on_host) continue;
+    t.essential += essential.total();
     t.cycles.Add(s.cycles);
     t.to_device.Add(s.pcie_bytes_to_device);
     t.from_device.Add(s.pcie_bytes_from_device);
@@ -205,6 +228,11 @@ int Run(const RunOptions& o, const BackendFactory& make_backend) {
   const std::optional<double> simulated_us = t.simulated_us.get(), busy = t.busy_n2.get();
   std::optional<double> utilization;
   if (busy && cycles && *cycles > 0) utilization = *busy / double(*cycles);
+  const std::optional<double> pcie_over_essential =
+      PcieOverEssential(to_device, from_device, t.essential);
+  const network::EssentialBytes net_essential = network::NetworkEssentialBytes(net);
+  const std::optional<double> pcie_over_network_essential =
+      PcieOverEssential(to_device, from_device, net_essential.total());
   const int device_runs = int(std::count_if(run.layers.begin(), run.layers.end(),
                                             [](const auto& l) { return !l.on_host; }));
 
@@ -240,6 +268,11 @@ int Run(const RunOptions& o, const BackendFactory& make_backend) {
                 {"mxu_utilization", Opt(utilization)},
                 {"pcie_bytes_to_device", Opt(to_device)},
                 {"pcie_bytes_from_device", Opt(from_device)},
+                {"essential_bytes", t.essential},
+                {"pcie_over_essential", Opt(pcie_over_essential)},
+                {"network_essential_bytes", net_essential.total()},
+                {"network_essential_bytes_detail", EssentialJson(net_essential)},
+                {"pcie_over_network_essential", Opt(pcie_over_network_essential)},
                 {"simulated_us", Opt(simulated_us)},
                 {"wall_s", t.wall},
                 {"sim_kcycles_per_s",
@@ -263,7 +296,7 @@ int Run(const RunOptions& o, const BackendFactory& make_backend) {
     // The table: n/a = not measured by this backend, "host" = ran on the host.
     std::vector<std::vector<std::string>> rows = {
         {"#", "layer", "type", "output shape", "MACs", "cycles", "MXU util", "PCIe to dev",
-         "PCIe from dev", "sim us", "wall s", "check"}};
+         "PCIe from dev", "essential", "PCIe/ess", "sim us", "wall s", "check"}};
     const auto opt_int = [](const std::optional<int64_t>& v) {
       return v ? std::to_string(*v) : std::string("n/a");
     };
@@ -277,19 +310,25 @@ int Run(const RunOptions& o, const BackendFactory& make_backend) {
       const std::string check_cell = lr.check ? CheckText(*lr.check) : "-";
       if (lr.on_host) {
         rows.push_back({std::to_string(i), layer.name, network::LayerTypeName(layer.type),
-                        ShapeText(layer.output_shape), "0", "host", "-", "0", "0", "-",
-                        Fixed(lr.wall_seconds, 3), check_cell});
+                        ShapeText(layer.output_shape), "0", "host", "-", "0", "0", "0", "-",
+                        "-", Fixed(lr.wall_seconds, 3), check_cell});
         continue;
       }
       rows.push_back({std::to_string(i), layer.name, network::LayerTypeName(layer.type),
                       ShapeText(layer.output_shape), std::to_string(layer.macs()),
                       opt_int(s.cycles), opt_real(s.mxu_utilization, 4),
                       opt_int(s.pcie_bytes_to_device), opt_int(s.pcie_bytes_from_device),
+                      std::to_string(layer.essential_bytes().total()),
+                      opt_real(PcieOverEssential(s.pcie_bytes_to_device,
+                                                 s.pcie_bytes_from_device,
+                                                 layer.essential_bytes().total()),
+                               2),
                       opt_real(SimulatedUs(s), 3), Fixed(lr.wall_seconds, 3), check_cell});
     }
     rows.push_back({"", "total", "", ShapeText(net.output_shape()), std::to_string(t.macs),
                     opt_int(cycles), opt_real(utilization, 4), opt_int(to_device),
-                    opt_int(from_device), opt_real(simulated_us, 3), Fixed(t.wall, 3),
+                    opt_int(from_device), std::to_string(t.essential),
+                    opt_real(pcie_over_essential, 2), opt_real(simulated_us, 3), Fixed(t.wall, 3),
                     run.check ? CheckText(*run.check) : "-"});
     std::vector<size_t> width(rows[0].size(), 0);
     for (const auto& row : rows) {
@@ -300,7 +339,7 @@ int Run(const RunOptions& o, const BackendFactory& make_backend) {
       std::cout << " ";
       for (size_t c = 0; c < row.size(); ++c) {
         // Text columns left-aligned, numbers right-aligned.
-        const bool left = c == 1 || c == 2 || c == 3 || c == 11;
+        const bool left = c == 1 || c == 2 || c == 3 || c == 13;
         const bool last = c + 1 == row.size();
         std::cout << " " << (left ? std::left : std::right)
                   << std::setw(last && left ? 0 : int(width[c])) << row[c];
@@ -312,6 +351,15 @@ int Run(const RunOptions& o, const BackendFactory& make_backend) {
       std::cout << (layer.index ? "; " : "") << layer.name << " = " << layer.summary;
     }
     std::cout << "\n";
+    // Essential = input + weights + bias/requant/LUT + output of each layer run on its own; the
+    // network's own: its input, all weights and parameters, its output (intermediate tensors
+    // kept on the device).
+    std::cout << "  essential bytes: " << t.essential << " summed over the device layers (PCIe "
+              << opt_real(pcie_over_essential, 2) << "x that); " << net_essential.total()
+              << " for the network (input " << net_essential.input << " + weights "
+              << net_essential.weights << " + params " << net_essential.params << " + output "
+              << net_essential.output << "; PCIe " << opt_real(pcie_over_network_essential, 2)
+              << "x that)\n";
     if (simulated_cycles && t.wall > 0) {
       std::cout << "  simulation speed: " << Fixed(double(*simulated_cycles) / t.wall / 1e3, 1)
                 << " kcycles/s\n";

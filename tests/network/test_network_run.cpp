@@ -243,6 +243,39 @@ TEST(RunCommand, JsonReportPerLayerAndTotals) {
   EXPECT_DOUBLE_EQ(t["mxu_utilization"].get<double>(), 0.25);
   EXPECT_NEAR(t["simulated_us"].get<double>(), 5.0, 1e-9);
   EXPECT_EQ(t["macs"], 2 * 6 * 6 * 27 * 5 + 2 * 45 * 7);
+  // Essential bytes: input + weights + bias (int32) + requant (int32 multiplier + int8 shift,
+  // per tensor or per channel) + LUT + output; PCIe (1000 + 10 per layer) over them.
+  const std::vector<std::vector<int64_t>> want = {
+      {216, 135, 5 * 4 + 5 * 5, 360},  // conv: (2,6,6,3), 3x3x3x5, per-channel, (2,6,6,5)
+      {360, 0, 0, 90},                 // pool
+      {90, 0, 256, 90},                // lut
+      {0, 0, 0, 0},                    // flatten: on the host
+      {90, 45 * 7, 7 * 4 + 5, 14},     // dense: (2,45) -> (2,7), per tensor
+      {14, 0, 0, 14}};                 // relu
+  int64_t sum = 0;
+  for (size_t i = 0; i < want.size(); ++i) {
+    const auto& l = j["layers"][i];
+    const auto& d = l["essential_bytes_detail"];
+    EXPECT_EQ(d["input"], want[i][0]) << i;
+    EXPECT_EQ(d["weights"], want[i][1]) << i;
+    EXPECT_EQ(d["params"], want[i][2]) << i;
+    EXPECT_EQ(d["output"], want[i][3]) << i;
+    const int64_t total = want[i][0] + want[i][1] + want[i][2] + want[i][3];
+    EXPECT_EQ(l["essential_bytes"], total) << i;
+    sum += total;
+    if (i == 3) {
+      EXPECT_TRUE(l["pcie_over_essential"].is_null());
+    } else {
+      EXPECT_DOUBLE_EQ(l["pcie_over_essential"].get<double>(), 1010.0 / double(total)) << i;
+    }
+  }
+  EXPECT_EQ(sum, 2122);
+  EXPECT_EQ(t["essential_bytes"], sum);
+  EXPECT_DOUBLE_EQ(t["pcie_over_essential"].get<double>(), 5050.0 / 2122.0);
+  // The network's own: its input, all weights and parameters, its output.
+  EXPECT_EQ(t["network_essential_bytes"], 216 + (135 + 315) + (45 + 256 + 33) + 14);
+  EXPECT_EQ(t["network_essential_bytes_detail"]["weights"], 450);
+  EXPECT_DOUBLE_EQ(t["pcie_over_network_essential"].get<double>(), 5050.0 / 1014.0);
   EXPECT_EQ(npy::Read<int8_t>(dir / "y.npy").shape, (std::vector<int64_t>{2, 7}));
 }
 
@@ -253,8 +286,9 @@ TEST(RunCommand, GoldenTextReportHasTheTable) {
       RunCommand({net, "--input", dir / "x.npy", "--output", dir / "y.npy", "--check"});
   ASSERT_EQ(r.status, 0) << r.error << r.err;
   for (const char* part : {"network \"small\" on the golden backend", "check vs golden",
-                           "PASS", "output shape", "MXU util", "PCIe to dev", "conv", "host",
-                           "total", "n/a"}) {
+                           "PASS", "output shape", "MXU util", "PCIe to dev", "essential", "PCIe/ess", "conv", "host",
+                           "total", "n/a", "essential bytes: 2122 summed over the device layers",
+                           "1014 for the network (input 216 + weights 450 + params 334 + output 14"}) {
     EXPECT_NE(r.out.find(part), std::string::npos) << part << "\n" << r.out;
   }
   EXPECT_EQ(npy::Read<int8_t>(dir / "y.npy").data,

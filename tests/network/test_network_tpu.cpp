@@ -62,6 +62,9 @@ TEST(TpuRunBinary, RtlCheckPassesEveryLayer) {
     EXPECT_GT(layer["pcie_bytes_to_device"].get<int64_t>(), 0) << layer;
     EXPECT_GT(layer["pcie_bytes_from_device"].get<int64_t>(), 0) << layer;
     EXPECT_GT(layer["simulated_us"].get<double>(), 0) << layer;
+    // Nothing moves less than the layer's input + weights + parameters + output.
+    EXPECT_GT(layer["essential_bytes"].get<int64_t>(), 0) << layer;
+    EXPECT_GE(layer["pcie_over_essential"].get<double>(), 1.0) << layer;
   }
   EXPECT_GT(j["totals"]["cycles"].get<int64_t>(), 0);
   EXPECT_GT(j["totals"]["mxu_utilization"].get<double>(), 0);
