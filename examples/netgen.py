@@ -1,10 +1,23 @@
 """Helpers for the example generators: .npy files and network descriptions (docs/networks.md)
 with seeded random int8 weights, standard library only (no NumPy needed)."""
+import argparse
 import json
 import math
 import os
 import random
 import struct
+
+
+def parse_example_args(doc):
+    """The command line every example generator takes: [--seed S] [--batch B] OUT_DIR."""
+    p = argparse.ArgumentParser(description=doc.splitlines()[0])
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--batch", type=int, default=1, help="images in the input")
+    p.add_argument("out_dir")
+    a = p.parse_args()
+    if a.batch < 1:
+        p.error("--batch must be at least 1")
+    return a
 
 
 def save_npy(path, dtype, shape, values):

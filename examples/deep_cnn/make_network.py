@@ -13,23 +13,16 @@ the 28 x 28 input keeps every pooled image within the accumulators (28 x 28 = 78
 and the largest weights (conv3, 5 x 5 x 128 x 256 = 800 KiB; dense1, 2304 x 256 = 576 KiB) well
 inside the weight DRAM (examples/README.md).
 """
-import argparse
 import os
 import sys
 
 sys.dont_write_bytecode = True  # keep the source tree clean
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from netgen import NetworkWriter  # noqa: E402
+from netgen import NetworkWriter, parse_example_args  # noqa: E402
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--batch", type=int, default=1, help="images in the input")
-    p.add_argument("out_dir")
-    a = p.parse_args()
-    if a.batch < 1:
-        p.error("--batch must be at least 1")
+    a = parse_example_args(__doc__)
     w = NetworkWriter("deep_cnn", a.out_dir, a.seed, (a.batch, 28, 28, 1))
     w.conv2d("conv1", (5, 5), 1, 64)
     w.pool("pool1")

@@ -8,23 +8,16 @@ random weights, as OUT_DIR/net.json (docs/networks.md) + .npy files + an input x
   build/host_driver/cli/tpu run build/examples/fashion_mnist_cnn/net.json \\
       --input build/examples/fashion_mnist_cnn/x.npy --output y.npy --backend rtl --check
 """
-import argparse
 import os
 import sys
 
 sys.dont_write_bytecode = True  # keep the source tree clean
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from netgen import NetworkWriter  # noqa: E402
+from netgen import NetworkWriter, parse_example_args  # noqa: E402
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--batch", type=int, default=1, help="images in the input")
-    p.add_argument("out_dir")
-    a = p.parse_args()
-    if a.batch < 1:
-        p.error("--batch must be at least 1")
+    a = parse_example_args(__doc__)
     w = NetworkWriter("fashion_mnist_cnn", a.out_dir, a.seed, (a.batch, 28, 28, 1))
     # The tutorial's order: the ReLU after the pooling (max pooling and ReLU commute).
     w.conv2d("conv", (3, 3), 1, 64, padding="valid", activation="none")

@@ -3,13 +3,11 @@
 // against the golden reference.
 #include <algorithm>
 #include <chrono>
-#include <iostream>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "checksum.h"
 #include "commands.h"
 #include "compare.h"
 #include "golden/activation.h"
@@ -117,15 +115,8 @@ int RunActivation(const ActivationOptions& o, const BackendFactory& make_backend
   r.Add("clamp_max", "clamp maximum", int64_t{layer.act_max});
   r.Add("input", "input file", o.input);
   r.Add("output", "output file", o.output);
-  r.Add("output_checksum", "output checksum (FNV-1a 64)", HexChecksum(Fnv1a64(result.output)));
-  AddRunFigures(r, backend_options, result.stats, 0, wall,
-                "multiply-accumulates (none)");
-  PrintReport(r, o.layer, std::cout);
-  if (!mismatch.empty()) {
-    std::cerr << "tpu activation: " << mismatch << "\n";
-    return 1;
-  }
-  return 0;
+  return FinishLayerReport(r, "tpu activation", o.layer, backend_options, result, 0, wall,
+                           "multiply-accumulates (none)", mismatch);
 }
 
 }  // namespace

@@ -2,12 +2,10 @@
 // and out as .npy files, on a chosen backend, optionally checked against the golden reference.
 #include <chrono>
 #include <initializer_list>
-#include <iostream>
 #include <memory>
 #include <stdexcept>
 #include <string>
 
-#include "checksum.h"
 #include "commands.h"
 #include "compare.h"
 #include "golden/conv.h"
@@ -124,15 +122,9 @@ int RunConv2d(const Conv2dOptions& o, const BackendFactory& make_backend) {
   r.Add("clamp_min", "clamp minimum", int64_t{requant.params.act_min});
   r.Add("clamp_max", "clamp maximum", int64_t{requant.params.act_max});
   r.Add("output", "output file", o.output);
-  r.Add("output_checksum", "output checksum (FNV-1a 64)", HexChecksum(Fnv1a64(result.output)));
-  AddRunFigures(r, backend_options, result.stats, batch * oh * ow * kh * kw * cin * nout, wall,
-                "multiply-accumulates (N x OH x OW x KH x KW x Cin x Cout)");
-  PrintReport(r, o.layer, std::cout);
-  if (!mismatch.empty()) {
-    std::cerr << "tpu conv2d: " << mismatch << "\n";
-    return 1;
-  }
-  return 0;
+  const int64_t macs = batch * oh * ow * kh * kw * cin * nout;
+  return FinishLayerReport(r, "tpu conv2d", o.layer, backend_options, result, macs, wall,
+                           "multiply-accumulates (N x OH x OW x KH x KW x Cin x Cout)", mismatch);
 }
 
 }  // namespace

@@ -1,12 +1,10 @@
 // `tpu dense`: one quantized dense layer, tensors in and out as .npy files, on a chosen backend,
 // optionally checked against the golden reference.
 #include <chrono>
-#include <iostream>
 #include <memory>
 #include <stdexcept>
 #include <string>
 
-#include "checksum.h"
 #include "commands.h"
 #include "compare.h"
 #include "golden/dense.h"
@@ -79,14 +77,8 @@ int RunDense(const DenseOptions& o, const BackendFactory& make_backend) {
   r.Add("clamp_min", "clamp minimum", int64_t{requant.params.act_min});
   r.Add("clamp_max", "clamp maximum", int64_t{requant.params.act_max});
   r.Add("output", "output (M, N) int8", o.output);
-  r.Add("output_checksum", "output checksum (FNV-1a 64)", HexChecksum(Fnv1a64(result.output)));
-  AddRunFigures(r, backend_options, result.stats, m * k * n, wall);
-  PrintReport(r, o.layer, std::cout);
-  if (!mismatch.empty()) {
-    std::cerr << "tpu dense: " << mismatch << "\n";
-    return 1;
-  }
-  return 0;
+  return FinishLayerReport(r, "tpu dense", o.layer, backend_options, result, m * k * n, wall,
+                           "multiply-accumulates (M x K x N)", mismatch);
 }
 
 }  // namespace

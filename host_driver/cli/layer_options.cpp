@@ -1,8 +1,10 @@
 #include "layer_options.h"
 
+#include <iostream>
 #include <stdexcept>
 #include <vector>
 
+#include "checksum.h"
 #include "golden/format.h"
 
 namespace tpu::cli {
@@ -202,6 +204,18 @@ void AddRunFigures(Report& r, const BackendOptions& resolved, const RunStats& st
     r.AddNotAvailable("sim_kcycles_per_s", speed, kRtlOnly);
   }
   if (!stats.trace_path.empty()) r.Add("trace", "waveform (FST)", stats.trace_path);
+}
+
+int FinishLayerReport(Report& r, const std::string& command, const LayerOptions& options,
+                      const BackendOptions& resolved, const LayerResult<int8_t>& result,
+                      int64_t macs, double wall_seconds, const std::string& macs_label,
+                      const std::string& mismatch) {
+  r.Add("output_checksum", "output checksum (FNV-1a 64)", HexChecksum(Fnv1a64(result.output)));
+  AddRunFigures(r, resolved, result.stats, macs, wall_seconds, macs_label);
+  PrintReport(r, options, std::cout);
+  if (mismatch.empty()) return 0;
+  std::cerr << command << ": " << mismatch << "\n";
+  return 1;
 }
 
 void PrintReport(const Report& report, const LayerOptions& options, std::ostream& out) {

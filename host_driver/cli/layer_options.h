@@ -47,6 +47,14 @@ void AddRunFigures(Report& report, const BackendOptions& resolved, const RunStat
                    int64_t macs, double wall_seconds,
                    const std::string& macs_label = "multiply-accumulates (M x K x N)");
 
+// The end every layer command shares: the output's checksum, the run figures (AddRunFigures),
+// the report in the format --report asked for, then `command: mismatch` on stderr if --check
+// found one. Returns the exit status: 1 on a mismatch, else 0.
+int FinishLayerReport(Report& report, const std::string& command, const LayerOptions& options,
+                      const BackendOptions& resolved, const LayerResult<int8_t>& result,
+                      int64_t macs, double wall_seconds, const std::string& macs_label,
+                      const std::string& mismatch);
+
 // Prints `report` in the format --report asked for.
 void PrintReport(const Report& report, const LayerOptions& options, std::ostream& out);
 

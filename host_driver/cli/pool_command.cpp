@@ -1,13 +1,11 @@
 // `tpu pool`: max or average pooling of an NHWC int8 tensor from a .npy file, on a chosen backend,
 // optionally checked against the golden reference.
 #include <chrono>
-#include <iostream>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <tuple>
 
-#include "checksum.h"
 #include "commands.h"
 #include "compare.h"
 #include "golden/padding.h"
@@ -117,15 +115,8 @@ int RunPool(const PoolOptions& o, const BackendFactory& make_backend) {
         "(" + Pair(batch, oh, ", ") + ", " + Pair(ow, c, ", ") + ")");
   r.Add("input", "input file", o.input);
   r.Add("output", "output file", o.output);
-  r.Add("output_checksum", "output checksum (FNV-1a 64)", HexChecksum(Fnv1a64(result.output)));
-  AddRunFigures(r, backend_options, result.stats, 0, wall,
-                "multiply-accumulates (none)");
-  PrintReport(r, o.layer, std::cout);
-  if (!mismatch.empty()) {
-    std::cerr << "tpu pool: " << mismatch << "\n";
-    return 1;
-  }
-  return 0;
+  return FinishLayerReport(r, "tpu pool", o.layer, backend_options, result, 0, wall,
+                           "multiply-accumulates (none)", mismatch);
 }
 
 }  // namespace
