@@ -3,7 +3,6 @@
 // file byte for byte equal to golden's (with --check), the JSON reports, and bad input (exit
 // status 2, a message naming the option or file and what was expected, nothing written).
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <chrono>
 #include <cmath>
@@ -19,6 +18,7 @@
 #include "golden/pool.h"
 #include "npy/npy.h"
 #include "npy/npy_fixtures.h"
+#include "cli/tpu_binary.h"
 #include "npy/scratch_dir.h"
 
 namespace tpu::cli {
@@ -27,26 +27,9 @@ namespace {
 using golden::Tensor;
 using tpu::testing::ReadFile;
 using tpu::testing::ScratchDir;
-
-struct TpuRun {
-  int status = -1;
-  std::string out, err;
-};
-
-TpuRun RunTpu(const std::string& args, const ScratchDir& dir) {
-  const std::string out = dir / "stdout.txt", err = dir / "stderr.txt";
-  const std::string command =
-      std::string("'") + TPU_BINARY + "' " + args + " >'" + out + "' 2>'" + err + "'";
-  const int status = std::system(command.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, ReadFile(out), ReadFile(err)};
-}
-
-// Runs `python3 -c SCRIPT FILE`; true if it exits 0 (it prints the failed assertion otherwise).
-bool Python(const std::string& script, const std::string& file) {
-  const std::string command =
-      std::string("'") + TPU_PYTHON + "' -c \"" + script + "\" '" + file + "'";
-  return std::system(command.c_str()) == 0;
-}
+using tpu::testing::RunTpu;
+using tpu::testing::TpuRun;
+using tpu::testing::Python;
 
 Tensor<int8_t> RandomInt8(std::vector<int64_t> shape, std::mt19937_64& rng) {
   Tensor<int8_t> t(std::move(shape));

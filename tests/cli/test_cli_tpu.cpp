@@ -2,7 +2,6 @@
 // requantization form, --check, JSON reports, gemm and info, and every kind of bad input, which
 // must exit with status 2 and a message naming the option or file and what was expected.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <chrono>
 #include <cmath>
@@ -17,6 +16,7 @@
 #include "golden/gemm.h"
 #include "npy/npy.h"
 #include "npy/npy_fixtures.h"
+#include "cli/tpu_binary.h"
 #include "npy/scratch_dir.h"
 
 namespace tpu::cli {
@@ -25,27 +25,9 @@ namespace {
 using golden::Tensor;
 using tpu::testing::ReadFile;
 using tpu::testing::ScratchDir;
-
-struct TpuRun {
-  int status = -1;
-  std::string out, err;
-};
-
-// `tpu ARGS` with stdout and stderr captured in files of `dir`.
-TpuRun RunTpu(const std::string& args, const ScratchDir& dir) {
-  const std::string out = dir / "stdout.txt", err = dir / "stderr.txt";
-  const std::string command =
-      std::string("'") + TPU_BINARY + "' " + args + " >'" + out + "' 2>'" + err + "'";
-  const int status = std::system(command.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, ReadFile(out), ReadFile(err)};
-}
-
-// Runs `python3 -c SCRIPT FILE`; true if it exits 0. Prints what it said otherwise.
-bool Python(const std::string& script, const std::string& file) {
-  const std::string command =
-      std::string("'") + TPU_PYTHON + "' -c \"" + script + "\" '" + file + "'";
-  return std::system(command.c_str()) == 0;
-}
+using tpu::testing::RunTpu;
+using tpu::testing::TpuRun;
+using tpu::testing::Python;
 
 // The example of tests/golden/test_dense.cpp: x - zx with zx = 1 is [[0, 1, 2], [-2, -1, 4]],
 // acc = (x - zx) W = [[8, 2], [8, 6]], + bias [1, -3] = [[9, -1], [9, 3]].

@@ -2,7 +2,6 @@
 // the rtl backend, checked against golden, with the JSON report parsed; and a bad network file,
 // which must fail with status 2 before any simulation.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cstdlib>
 #include <string>
@@ -11,6 +10,7 @@
 
 #include "network/network.h"
 #include "network/network_run.h"
+#include "cli/tpu_binary.h"
 #include "network_testing.h"
 
 namespace tpu::network {
@@ -19,19 +19,8 @@ namespace {
 using testing::WriteSmallNetwork;
 using tpu::testing::ReadFile;
 using tpu::testing::ScratchDir;
-
-struct TpuRun {
-  int status = -1;
-  std::string out, err;
-};
-
-TpuRun RunTpu(const std::string& args, const ScratchDir& dir) {
-  const std::string out = dir / "stdout.txt", err = dir / "stderr.txt";
-  const std::string command =
-      std::string("'") + TPU_BINARY + "' " + args + " >'" + out + "' 2>'" + err + "'";
-  const int status = std::system(command.c_str());
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, ReadFile(out), ReadFile(err)};
-}
+using tpu::testing::RunTpu;
+using tpu::testing::TpuRun;
 
 TEST(TpuRunBinary, GoldenCheckPasses) {
   ScratchDir dir;
