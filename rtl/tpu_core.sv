@@ -106,6 +106,9 @@ module tpu_core #(
   logic [8*N-1:0]   mxu_w_row;
   logic             mxu_act_valid, mxu_act_ready, mxu_act_new_tile;
   logic [TagW-1:0]  mxu_act_tag, mxu_out_tag;
+  logic             mxu_act_pad;        // the row is padding (MATMUL window), not the UB's
+  logic [7:0]       mxu_act_pad_value;  // ... of N bytes of this value
+  logic [8*N-1:0]   mxu_act_row;        // the activation row into the MXU
   logic             mxu_out_valid, mxu_tile_loaded;
   logic [32*N-1:0]  mxu_out_row;
   // Weight FIFO status
@@ -190,6 +193,8 @@ module tpu_core #(
     .mxu_act_ready_i       (mxu_act_ready),
     .mxu_act_new_tile_o    (mxu_act_new_tile),
     .mxu_act_tag_o         (mxu_act_tag),
+    .mxu_act_pad_o         (mxu_act_pad),
+    .mxu_act_pad_value_o   (mxu_act_pad_value),
     .mxu_out_valid_i       (mxu_out_valid),
     .mxu_out_tag_i         (mxu_out_tag),
     .mxu_tile_loaded_i     (mxu_tile_loaded),
@@ -289,6 +294,9 @@ module tpu_core #(
     .full_o         (wf_full)
   );
 
+  // MATMUL window: a tap outside the image enters as a pad row instead of the UB response.
+  assign mxu_act_row = mxu_act_pad ? {N{mxu_act_pad_value}} : ub_mxu_rd_rsp_data;
+
   tpu_mxu #(
     .N(N)
   ) u_mxu (
@@ -300,7 +308,7 @@ module tpu_core #(
     .act_valid_i    (mxu_act_valid),
     .act_ready_o    (mxu_act_ready),
     .act_new_tile_i (mxu_act_new_tile),
-    .act_row_i      (ub_mxu_rd_rsp_data),
+    .act_row_i      (mxu_act_row),
     .act_tag_i      (mxu_act_tag),
     .out_valid_o    (mxu_out_valid),
     .out_row_o      (mxu_out_row),

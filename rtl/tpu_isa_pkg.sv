@@ -56,6 +56,7 @@ package tpu_isa_pkg;
     ErrLutRange = 8'd9,
     ErrPoolConfig = 8'd10,
     ErrClampOrder = 8'd11,
+    ErrConvConfig = 8'd12,
     ErrTokenOverflow = 8'd16,
     ErrDeadlock = 8'd17,
     ErrNoTile = 8'd18,
@@ -166,16 +167,32 @@ package tpu_isa_pkg;
   localparam int unsigned MatmulAccModeWidth = 1;
   localparam int unsigned MatmulNewTileLsb = 25;
   localparam int unsigned MatmulNewTileWidth = 1;
-  localparam int unsigned MatmulConvModeLsb = 28;  // reserved, must be 0
-  localparam int unsigned MatmulConvModeWidth = 4;
+  localparam int unsigned MatmulWindowLsb = 26;
+  localparam int unsigned MatmulWindowWidth = 1;
+  localparam int unsigned MatmulStrideHLsb = 27;
+  localparam int unsigned MatmulStrideHWidth = 3;
   localparam int unsigned MatmulUbLsb = 32;
   localparam int unsigned MatmulUbWidth = 16;
   localparam int unsigned MatmulAccLsb = 48;
   localparam int unsigned MatmulAccWidth = 12;
+  localparam int unsigned MatmulStrideWLsb = 60;
+  localparam int unsigned MatmulStrideWWidth = 3;
   localparam int unsigned MatmulRowsLsb = 64;
   localparam int unsigned MatmulRowsWidth = 16;
+  localparam int unsigned MatmulImageWLsb = 80;
+  localparam int unsigned MatmulImageWWidth = 8;
+  localparam int unsigned MatmulImageHLsb = 88;
+  localparam int unsigned MatmulImageHWidth = 8;
+  localparam int unsigned MatmulOutWLsb = 96;
+  localparam int unsigned MatmulOutWWidth = 8;
+  localparam int unsigned MatmulPadValueLsb = 104;
+  localparam int unsigned MatmulPadValueWidth = 8;
+  localparam int unsigned MatmulY0Lsb = 112;
+  localparam int unsigned MatmulY0Width = 10;
+  localparam int unsigned MatmulX0Lsb = 122;
+  localparam int unsigned MatmulX0Width = 5;
   localparam logic [127:0] MatmulReservedMask =
-      128'hffffffff_ffff0000_f0000000_fc000000;
+      128'h80000000_00000000_80000000_c0000000;
 
   // ---- ACTIVATE (opcode 0x40, unit activation) ----
   localparam int unsigned ActivateWaitLsb = 8;

@@ -30,6 +30,10 @@ LayerResult<int8_t> LayerBackend::RunActivation(const golden::Tensor<int8_t>&,
   NotOnThisBackend(*this, "activation");
 }
 
+LayerResult<int8_t> LayerBackend::RunProgram(const Lowering&, int64_t) {
+  throw std::runtime_error("--backend " + name() + ": runs no device programs");
+}
+
 std::unique_ptr<LayerBackend> MakeBackend(const std::string& name, const BackendOptions& options) {
   if (name == "golden") return std::make_unique<GoldenBackend>(options);
   if (name == "rtl") throw std::runtime_error(std::string("--backend rtl: ") + kRtlUnavailable);

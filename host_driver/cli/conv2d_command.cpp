@@ -25,6 +25,7 @@ struct Conv2dOptions {
   int64_t stride = 1;
   std::string strides;  // "SH,SW"
   std::string padding = "valid";
+  std::string conv_lowering = "auto";  // auto | window | im2col
   RequantOptions requant;
   LayerOptions layer;
 };
@@ -38,7 +39,10 @@ std::string Dims(std::initializer_list<int64_t> dims, const char* sep = " x ") {
 int RunConv2d(const Conv2dOptions& o, const BackendFactory& make_backend) {
   // Option mistakes before any file, files before the backend (no simulation, no waveform for
   // bad input): as `tpu dense`.
-  const BackendOptions backend_options = ResolveBackendOptions(o.layer);
+  BackendOptions backend_options = ResolveBackendOptions(o.layer);
+  backend_options.conv = o.conv_lowering == "window"   ? runtime::ConvLowering::kWindow
+                         : o.conv_lowering == "im2col" ? runtime::ConvLowering::kIm2col
+                                                       : runtime::ConvLowering::kAuto;
   CheckRequantChoice(o.requant);
   runtime::Conv2dLayer layer;
   golden::Conv2dParams& params = layer.params;
@@ -122,6 +126,11 @@ int RunConv2d(const Conv2dOptions& o, const BackendFactory& make_backend) {
   r.Add("clamp_min", "clamp minimum", int64_t{requant.params.act_min});
   r.Add("clamp_max", "clamp maximum", int64_t{requant.params.act_max});
   r.Add("output", "output file", o.output);
+  r.Add("conv_lowering", "conv lowering asked for (--conv-lowering)", o.conv_lowering);
+  if (result.stats.lowering.empty()) {
+    r.AddNotAvailable("lowering", "lowering",
+                      "the " + backend->name() + " backend computes on the host");
+  }
   const int64_t macs = batch * oh * ow * kh * kw * cin * nout;
   return FinishLayerReport(r, "tpu conv2d", o.layer, backend_options, result, macs, wall,
                            "multiply-accumulates (N x OH x OW x KH x KW x Cin x Cout)", mismatch);
@@ -154,6 +163,13 @@ CommandRunner AddConv2dCommand(CLI::App& app, BackendFactory make_backend) {
                   "valid: windows inside the input; same: OH = ceil(H / SH), padded with the "
                   "input zero point")
       ->check(CLI::IsMember({"valid", "same"}))
+      ->capture_default_str();
+  cmd->add_option("--conv-lowering", opts->conv_lowering,
+                  "how a device backend runs the convolution: window (MATMUL slides over the "
+                  "input in the UB: input, weights and output cross PCIe once), im2col (host-side "
+                  "im2col onto the dense lowering), auto (the window when the layer fits it and "
+                  "it moves fewer PCIe bytes); the report's `lowering` says which ran")
+      ->check(CLI::IsMember({"auto", "window", "im2col"}))
       ->capture_default_str();
   AddRequantOptions(*cmd, opts->requant);
   cmd->add_option("--output", opts->output, "where to write y: int8 .npy of shape (N, OH, OW, Cout)")

@@ -36,6 +36,8 @@ struct BackendOptions {
   std::string trace_path;    // "" = no waveform
   uint64_t trace_begin = 0;  // dump cycles [trace_begin, trace_end)
   uint64_t trace_end = std::numeric_limits<uint64_t>::max();
+  // How a device backend lowers conv2d (`tpu conv2d --conv-lowering`).
+  runtime::ConvLowering conv = runtime::ConvLowering::kAuto;
 };
 
 // Figures a run measured. Empty optionals are what this backend cannot know; the report marks
@@ -51,6 +53,7 @@ struct RunStats {
   std::optional<double> pcie_payload_limit_bytes_per_s;  // the configured link's, per direction
   std::optional<int64_t> simulated_cycles;        // RTL cycles simulated (wall-clock speed)
   std::string trace_path;                         // waveform written, "" = none
+  std::string lowering;  // how the device ran the layer (DenseProgram::lowering), "" = n/a
 };
 
 template <typename T>
@@ -86,6 +89,20 @@ class LayerBackend {
                                       const runtime::PoolLayer& layer);
   virtual LayerResult<int8_t> RunActivation(const golden::Tensor<int8_t>& x,
                                             const runtime::ActivationLayer& layer);
+
+  // For programs lowered by the caller (the network runner, network/network_run.h, keeping
+  // tensors in the UB between layers): the device's limits, or nullopt for a backend that runs
+  // no device programs (golden, the default).
+  virtual std::optional<isa::DeviceLimits> device_limits() const { return std::nullopt; }
+  using Lowering = std::function<runtime::DenseProgram(const isa::DeviceLimits& limits,
+                                                       const runtime::HostRegion& region)>;
+  // Runs the program `lower` makes for the device's limits and host DMA region, on the same
+  // device as every earlier RunProgram: its UB keeps what earlier programs left there (a tensor
+  // left by LoweringOptions::output_ub is read by the next program's input_in_ub). The output is
+  // read back (runtime::ExtractLayerOutput) unless the program left it in the UB
+  // (DenseProgram::ub_output; the result's output is then empty). `macs` gives the MXU
+  // utilization. The default throws std::runtime_error (no device).
+  virtual LayerResult<int8_t> RunProgram(const Lowering& lower, int64_t macs);
 };
 
 // The backend called `name` ("golden" or "rtl"). Throws std::invalid_argument for unknown names

@@ -126,6 +126,7 @@ void AddRunFigures(Report& r, const BackendOptions& resolved, const RunStats& st
     r.Add("pcie_payload_limit_gbytes_per_s", "PCIe payload limit per direction",
           *stats.pcie_payload_limit_bytes_per_s / 1e9, "GB/s", 3);
   }
+  if (!stats.lowering.empty()) r.Add("lowering", "lowering", stats.lowering);
   r.Add("macs", macs_label, macs);
   if (stats.cycles) {
     r.Add("cycles", "device cycles (queue running)", *stats.cycles);

@@ -138,7 +138,9 @@ class RtlBackend final : public LayerBackend {
     const auto& w = layer.weights.shape;  // (KH, KW, Cin, Cout)
     return RunLowered(
         [&](const isa::DeviceLimits& limits, const runtime::HostRegion& region) {
-          return runtime::LowerConv2d(x, layer, limits, region);
+          runtime::LoweringOptions options;
+          options.conv = options_.conv;
+          return runtime::LowerConv2d(x, layer, limits, region, options);
         },
         [&](const runtime::DenseProgram& p) {
           // B * OH * OW * KH * KW * Cin * Cout: the output pixels times one window's products.
@@ -167,6 +169,14 @@ class RtlBackend final : public LayerBackend {
         [](const runtime::DenseProgram&) { return int64_t{0}; });
   }
 
+  // The Verilated device's memories keep their contents across programs (the UB SRAM has no
+  // reset; Device::Run's soft reset only restarts the queue), so tensors stay in the UB.
+  std::optional<isa::DeviceLimits> device_limits() const override { return RtlDevice().limits; }
+
+  LayerResult<int8_t> RunProgram(const Lowering& lower, int64_t macs) override {
+    return RunLowered(lower, [macs](const runtime::DenseProgram&) { return macs; });
+  }
+
   LayerResult<int32_t> RunGemm(const golden::Tensor<int8_t>&,
                                const golden::Tensor<int8_t>&) override {
     throw std::runtime_error(
@@ -188,6 +198,8 @@ class RtlBackend final : public LayerBackend {
       const runtime::DenseProgram p = lower(dev.info().limits, {region.address, region.size});
       for (const auto& image : p.images) dev.host_memory().Write(image.address, image.bytes);
       result.stats = Measure(dev, p.instrs, macs(p));
+      result.stats.lowering = p.lowering;
+      if (p.ub_output) return;  // left in the UB for the next program
       result.output = runtime::ExtractLayerOutput(p, [&](uint64_t a, uint64_t length) {
         return dev.host_memory().Read(a, length);
       });

@@ -50,7 +50,10 @@ std::vector<Access> AccessesOf(const isa::Instr& instr, const isa::DeviceLimits&
           return {{Memory::kDram, op.dram_tile * tile_bytes,
                    (int64_t{op.dram_tile} + op.tiles) * tile_bytes, false}};
         } else if constexpr (std::is_same_v<T, isa::Matmul>) {
-          std::vector<Access> accesses = {{Memory::kUb, op.ub, op.ub + op.rows, false},
+          // A window reads (at most) its whole image.
+          const int64_t ub_rows =
+              op.window ? int64_t{op.image_h} * op.image_w : int64_t{op.rows};
+          std::vector<Access> accesses = {{Memory::kUb, op.ub, op.ub + ub_rows, false},
                                           {Memory::kAcc, op.acc, op.acc + op.rows, true}};
           if (op.acc_mode == isa::AccMode::kAccumulate) {
             accesses.push_back({Memory::kAcc, op.acc, op.acc + op.rows, false});

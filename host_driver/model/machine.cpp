@@ -6,6 +6,7 @@
 #include <string>
 #include <type_traits>
 #include <variant>
+#include <vector>
 
 #include "golden/int32_wrap.h"
 #include "isa/codec.h"
@@ -209,8 +210,20 @@ Machine::Step Machine::Exec(const isa::Matmul& instr) {
   }
   const int64_t n = limits_.n;
   const Tile& w = *tile_;
+  const std::vector<int8_t> pad_row(static_cast<std::size_t>(n),
+                                    static_cast<int8_t>(instr.pad_value));
   for (int64_t r = 0; r < instr.rows; ++r) {
-    const auto* x = reinterpret_cast<const int8_t*>(ub_row(instr.ub + r));
+    const int8_t* x = pad_row.data();
+    if (!instr.window) {
+      x = reinterpret_cast<const int8_t*>(ub_row(instr.ub + r));
+    } else {
+      // The tap of output pixel (r / out_w, r % out_w); outside the image it is the pad row.
+      const int64_t iy = instr.y0 + r / instr.out_w * instr.stride_h;
+      const int64_t ix = instr.x0 + r % instr.out_w * instr.stride_w;
+      if (iy >= 0 && iy < instr.image_h && ix >= 0 && ix < instr.image_w) {
+        x = reinterpret_cast<const int8_t*>(ub_row(instr.ub + iy * instr.image_w + ix));
+      }
+    }
     int32_t* out = acc_row(instr.acc + r);
     for (int64_t c = 0; c < n; ++c) {
       uint32_t sum = 0;  // wraps by definition, like the int32 accumulators

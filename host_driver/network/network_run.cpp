@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <chrono>
 #include <exception>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "golden/activation.h"
 #include "golden/conv.h"
@@ -50,6 +53,131 @@ golden::Tensor<int8_t> ReferenceNetwork(const Network& network,
 
 isa::DeviceLimits RtlDeviceLimits() { return cli::RtlDevice().limits; }
 
+const char* ResidenceName(Residence residence) {
+  return residence == Residence::kUb ? "ub" : "host";
+}
+
+runtime::DenseProgram LowerLayer(const Layer& layer, const golden::Tensor<int8_t>& input,
+                                 const isa::DeviceLimits& limits,
+                                 const runtime::HostRegion& region,
+                                 const runtime::LoweringOptions& options) {
+  switch (layer.type) {
+    case LayerType::kDense:
+      return runtime::LowerDense(input, layer.dense, limits, region, options);
+    case LayerType::kConv2d:
+      return runtime::LowerConv2d(input, layer.conv, limits, region, options);
+    case LayerType::kPool:
+      return runtime::LowerPool(input, layer.pool, limits, region, options);
+    case LayerType::kActivation:
+      return runtime::LowerActivation(input, layer.activation, limits, region, options);
+    case LayerType::kFlatten:
+      break;
+  }
+  throw std::logic_error("LowerLayer: " + layer.Where() + " runs no device program");
+}
+
+namespace {
+
+// Host memory is not what limits a layer when planning: a region far larger than any image.
+const runtime::HostRegion kPlanningRegion{uint64_t{1} << 32, uint64_t{1} << 40};
+
+// A layer's output as a resident tensor from UB row `ub`: (B * H * W, C) for NHWC, (M, N) for
+// dense (the UbTensor view of every Lower*'s output).
+runtime::UbTensor OutputTensor(const Layer& layer, int64_t ub) {
+  const std::vector<int64_t>& shape = layer.output_shape;
+  const int64_t channels = shape.back();
+  return {ub, golden::ElementCount(shape) / channels, channels};
+}
+
+// The work rows a layer may use next to its resident input and output: the rows between the
+// tensor at the low end of the UB (from row 0) and the one at the high end (up to UB_ROWS).
+void SetWorkRows(LayerResidency& r, const isa::DeviceLimits& limits) {
+  int64_t begin = 0, end = limits.ub_rows;
+  for (const auto& t : {r.input_ub, r.output_ub}) {
+    if (!t) continue;
+    if (t->ub == 0) {
+      begin = std::max(begin, t->Rows(limits.n));
+    } else {
+      end = std::min(end, t->ub);
+    }
+  }
+  r.ub_begin = begin;
+  r.ub_end = end;
+}
+
+runtime::LoweringOptions OptionsFor(const LayerResidency& r) {
+  runtime::LoweringOptions options;
+  options.ub_begin = r.ub_begin;
+  options.ub_end = r.ub_end;
+  options.input_in_ub = r.input_ub;
+  if (r.output_ub) options.output_ub = r.output_ub->ub;
+  return options;
+}
+
+// "" if the layer lowers with these placements, else the lowering's message.
+std::string TryLowering(const Layer& layer, const LayerResidency& r,
+                        const isa::DeviceLimits& limits) {
+  try {
+    LowerLayer(layer, golden::Tensor<int8_t>(layer.input_shape), limits, kPlanningRegion,
+               OptionsFor(r));
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+ResidencyPlan PlanResidency(const Network& network, const isa::DeviceLimits& limits,
+                            bool keep_in_ub) {
+  const std::vector<Layer>& layers = network.layers;
+  ResidencyPlan plan;
+  plan.layers.resize(layers.size());
+  std::optional<runtime::UbTensor> current;  // the tensor flowing into the next layer, if in UB
+  for (size_t i = 0; i < layers.size(); ++i) {
+    LayerResidency& r = plan.layers[i];
+    r.input_ub = current;
+    r.input = current ? Residence::kUb : Residence::kHost;
+    if (layers[i].type == LayerType::kFlatten) {  // a reshape: the same rows, the same place
+      r.output_ub = current;
+      r.output = r.input;
+      continue;
+    }
+    size_t consumer = i + 1;
+    while (consumer < layers.size() && layers[consumer].type == LayerType::kFlatten) ++consumer;
+    if (consumer < layers.size()) {
+      // The other end of the UB from the input.
+      const runtime::UbTensor at_low = OutputTensor(layers[i], 0);
+      const int64_t rows = at_low.Rows(limits.n);
+      const bool low = !current || current->ub != 0;
+      LayerResidency producer = r;
+      producer.output = Residence::kUb;
+      producer.output_ub = low ? at_low : OutputTensor(layers[i], limits.ub_rows - rows);
+      SetWorkRows(producer, limits);
+      LayerResidency reader;
+      reader.input = Residence::kUb;
+      reader.input_ub = producer.output_ub;  // flatten keeps the rows: the consumer sees them
+      SetWorkRows(reader, limits);
+      if (!keep_in_ub) {
+        r.fallback = "--check-layers";
+      } else if (rows > limits.ub_rows) {
+        r.fallback = "the output needs " + std::to_string(rows) + " UB rows";
+      } else if (std::string why = TryLowering(layers[i], producer, limits); !why.empty()) {
+        r.fallback = why;
+      } else if (std::string why2 = TryLowering(layers[consumer], reader, limits);
+                 !why2.empty()) {
+        r.fallback = why2;
+      } else {
+        r = producer;
+        ++plan.ub_tensors;
+      }
+    }
+    SetWorkRows(r, limits);
+    current = r.output == Residence::kUb ? r.output_ub : std::nullopt;
+  }
+  return plan;
+}
+
 void CheckLowering(const Network& network, const isa::DeviceLimits& limits) {
   // Host memory is not what limits a layer here: a region far larger than any image.
   const runtime::HostRegion region{uint64_t{1} << 32, uint64_t{1} << 40};
@@ -83,31 +211,57 @@ NetworkRun RunNetwork(const Network& network, const golden::Tensor<int8_t>& inpu
                       cli::LayerBackend& backend, const RunOptions& options) {
   CheckNetworkInput(network, input, "input");
   NetworkRun run;
+  const std::optional<isa::DeviceLimits> limits = backend.device_limits();
+  if (limits) {
+    run.residency = PlanResidency(network, *limits, options.keep_in_ub);
+  } else {
+    run.residency.layers.resize(network.layers.size());  // all through the host
+  }
   run.layers.reserve(network.layers.size());  // `x` points into it
   const golden::Tensor<int8_t>* x = &input;
-  for (const Layer& layer : network.layers) {
+  // With check: the reference of the tensor flowing into the next layer while it is in the UB.
+  golden::Tensor<int8_t> reference;
+  for (size_t i = 0; i < network.layers.size(); ++i) {
+    const Layer& layer = network.layers[i];
+    const LayerResidency& where = run.residency.layers[i];
     if (options.before_layer) options.before_layer(layer);
     LayerRun lr;
+    lr.input_from = where.input;
+    lr.output_to = where.output;
+    const bool resident_in = where.input == Residence::kUb;
     const auto start = std::chrono::steady_clock::now();
     try {
       cli::LayerResult<int8_t> r;
-      switch (layer.type) {
-        case LayerType::kDense:
-          r = backend.RunDense(*x, layer.dense);
-          break;
-        case LayerType::kConv2d:
-          r = backend.RunConv2d(*x, layer.conv);
-          break;
-        case LayerType::kPool:
-          r = backend.RunPool(*x, layer.pool);
-          break;
-        case LayerType::kActivation:
-          r = backend.RunActivation(*x, layer.activation);
-          break;
-        case LayerType::kFlatten:
-          r.output = golden::Tensor<int8_t>(layer.output_shape, x->data);
-          lr.on_host = true;
-          break;
+      if (layer.type == LayerType::kFlatten) {
+        if (!resident_in) r.output = golden::Tensor<int8_t>(layer.output_shape, x->data);
+        lr.on_host = true;
+      } else if (limits) {
+        const golden::Tensor<int8_t> shape_only(resident_in ? layer.input_shape
+                                                            : std::vector<int64_t>{0});
+        const golden::Tensor<int8_t>& in = resident_in ? shape_only : *x;
+        const runtime::LoweringOptions lowering = OptionsFor(where);
+        r = backend.RunProgram(
+            [&](const isa::DeviceLimits& l, const runtime::HostRegion& region) {
+              return LowerLayer(layer, in, l, region, lowering);
+            },
+            layer.macs());
+      } else {
+        switch (layer.type) {
+          case LayerType::kDense:
+            r = backend.RunDense(*x, layer.dense);
+            break;
+          case LayerType::kConv2d:
+            r = backend.RunConv2d(*x, layer.conv);
+            break;
+          case LayerType::kPool:
+            r = backend.RunPool(*x, layer.pool);
+            break;
+          case LayerType::kActivation:
+            r = backend.RunActivation(*x, layer.activation);
+            break;
+          case LayerType::kFlatten:
+            break;
+        }
       }
       lr.output = std::move(r.output);
       lr.stats = std::move(r.stats);
@@ -116,14 +270,25 @@ NetworkRun RunNetwork(const Network& network, const golden::Tensor<int8_t>& inpu
     }
     lr.wall_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (lr.output.shape != layer.output_shape) {
+    const bool resident_out = where.output == Residence::kUb;
+    if (!resident_out && lr.output.shape != layer.output_shape) {
       throw NetworkError(layer.Where() + ": the " + backend.name() + " backend returned shape " +
                          golden::ShapeToString(lr.output.shape) + ", expected " +
                          golden::ShapeToString(layer.output_shape));
     }
-    if (options.check) lr.check = cli::Compare(lr.output, ReferenceLayer(layer, *x));
+    if (options.check) {
+      golden::Tensor<int8_t> want = ReferenceLayer(layer, resident_in ? reference : *x);
+      if (resident_out) {
+        reference = std::move(want);
+      } else {
+        lr.check = cli::Compare(lr.output, want);
+      }
+    }
     run.layers.push_back(std::move(lr));
-    x = &run.layers.back().output;
+    if (!resident_out) x = &run.layers.back().output;
+  }
+  if (run.residency.layers.back().output == Residence::kUb) {
+    throw std::logic_error("RunNetwork: the plan left the final output in the UB");
   }
   run.output = *x;
   if (options.check) run.check = cli::Compare(run.output, ReferenceNetwork(network, input));

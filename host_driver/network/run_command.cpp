@@ -34,6 +34,7 @@ using network::Network;
 
 struct RunOptions {
   std::string network, input, output;
+  bool check_layers = false;  // every intermediate through the host, every layer checked
   LayerOptions layer;
 };
 
@@ -133,8 +134,10 @@ int Run(const RunOptions& o, const BackendFactory& make_backend) {
   if (o.layer.backend == "rtl") network::CheckLowering(net, network::RtlDeviceLimits());
   const std::unique_ptr<LayerBackend> backend = make_backend(o.layer.backend, backend_options);
 
+  const bool check_on = o.layer.check || o.check_layers;
   network::RunOptions run_options;
-  run_options.check = o.layer.check;
+  run_options.check = check_on;
+  run_options.keep_in_ub = !o.check_layers;
   const bool progress = backend->name() != "golden";
   run_options.before_layer = [&](const Layer& layer) {
     if (!progress) return;
@@ -151,15 +154,24 @@ int Run(const RunOptions& o, const BackendFactory& make_backend) {
 
   // The check's verdict and the message for stderr.
   std::string check = "not requested (--check)", mismatch;
-  if (o.layer.check) {
-    int first_bad = -1;
+  if (check_on) {
+    int first_bad = -1, checked = 0;
     for (size_t i = 0; i < run.layers.size(); ++i) {
-      if (!run.layers[i].check->ok() && first_bad < 0) first_bad = int(i);
+      const auto& lc = run.layers[i].check;
+      if (lc) ++checked;
+      if (lc && !lc->ok() && first_bad < 0) first_bad = int(i);
     }
     const Comparison& c = *run.check;
     if (c.ok() && first_bad < 0) {
-      check = "PASS (" + std::to_string(c.total) +
-              " int8 results bit-exact; every layer bit-exact on its input)";
+      const int kept = run.residency.ub_tensors;
+      check = "PASS (" + std::to_string(c.total) + " int8 results bit-exact; " +
+              (kept == 0 ? std::string("every layer bit-exact on its input")
+                         : "the " + std::to_string(checked) +
+                               " layer output(s) that reached the host bit-exact; " +
+                               std::to_string(kept) +
+                               " intermediate tensor(s) stayed in the UB, --check-layers checks "
+                               "every layer") +
+              ")";
     } else {
       check = c.ok() ? "FAIL (the final output matches, a layer does not)"
                      : "FAIL (" + std::to_string(c.mismatches) + " of " + std::to_string(c.total) +
@@ -198,6 +210,11 @@ int Run(const RunOptions& o, const BackendFactory& make_backend) {
                 {"output_shape", layer.output_shape},
                 {"macs", layer.macs()},
                 {"on_host", lr.on_host},
+                {"input_from", network::ResidenceName(lr.input_from)},
+                {"output_to", network::ResidenceName(lr.output_to)},
+                {"host_fallback", run.residency.layers[i].fallback.empty()
+                                      ? json(nullptr)
+                                      : json(run.residency.layers[i].fallback)},
                 {"cycles", Opt(s.cycles)},
                 {"mxu_utilization", Opt(s.mxu_utilization)},
                 {"pcie_bytes_to_device", Opt(s.pcie_bytes_to_device)},
@@ -236,10 +253,14 @@ int Run(const RunOptions& o, const BackendFactory& make_backend) {
   const int device_runs = int(std::count_if(run.layers.begin(), run.layers.end(),
                                             [](const auto& l) { return !l.on_host; }));
 
-  const std::string title = "tpu run: network \"" + net.name + "\" on the " + backend->name() +
-                            " backend (" + std::to_string(net.layers.size()) + " layers, " +
-                            std::to_string(device_runs) +
-                            " device runs; every intermediate tensor returns to the host)";
+  const int kept = run.residency.ub_tensors;
+  const std::string title =
+      "tpu run: network \"" + net.name + "\" on the " + backend->name() + " backend (" +
+      std::to_string(net.layers.size()) + " layers, " + std::to_string(device_runs) +
+      " device runs; " +
+      (kept == 0 ? std::string("every intermediate tensor returns to the host")
+                 : std::to_string(kept) + " intermediate tensors stay in the UB") +
+      ")";
   const std::string checksum = HexChecksum(Fnv1a64(run.output));
   const PcieLink& link = backend_options.link;
   const std::string link_text = link.ToString() + " (" +
@@ -261,6 +282,7 @@ int Run(const RunOptions& o, const BackendFactory& make_backend) {
               {"output_checksum", checksum},
               {"pcie", link_text},
               {"device_runs", device_runs},
+              {"ub_tensors", kept},
               {"layers", layers},
               {"totals",
                {{"macs", t.macs},
@@ -295,8 +317,8 @@ int Run(const RunOptions& o, const BackendFactory& make_backend) {
     head.PrintText(std::cout);
     // The table: n/a = not measured by this backend, "host" = ran on the host.
     std::vector<std::vector<std::string>> rows = {
-        {"#", "layer", "type", "output shape", "MACs", "cycles", "MXU util", "PCIe to dev",
-         "PCIe from dev", "essential", "PCIe/ess", "sim us", "wall s", "check"}};
+        {"#", "layer", "type", "output shape", "in->out", "MACs", "cycles", "MXU util",
+         "PCIe to dev", "PCIe from dev", "essential", "PCIe/ess", "sim us", "wall s", "check"}};
     const auto opt_int = [](const std::optional<int64_t>& v) {
       return v ? std::to_string(*v) : std::string("n/a");
     };
@@ -307,15 +329,18 @@ int Run(const RunOptions& o, const BackendFactory& make_backend) {
       const Layer& layer = net.layers[i];
       const network::LayerRun& lr = run.layers[i];
       const RunStats& s = lr.stats;
-      const std::string check_cell = lr.check ? CheckText(*lr.check) : "-";
+      const bool in_ub = lr.output_to == network::Residence::kUb;
+      const std::string check_cell = lr.check ? CheckText(*lr.check) : in_ub ? "(in UB)" : "-";
+      const std::string in_out = std::string(network::ResidenceName(lr.input_from)) + "->" +
+                                 network::ResidenceName(lr.output_to);
       if (lr.on_host) {
         rows.push_back({std::to_string(i), layer.name, network::LayerTypeName(layer.type),
-                        ShapeText(layer.output_shape), "0", "host", "-", "0", "0", "0", "-",
+                        ShapeText(layer.output_shape), in_out, "0", "host", "-", "0", "0", "0", "-",
                         "-", Fixed(lr.wall_seconds, 3), check_cell});
         continue;
       }
       rows.push_back({std::to_string(i), layer.name, network::LayerTypeName(layer.type),
-                      ShapeText(layer.output_shape), std::to_string(layer.macs()),
+                      ShapeText(layer.output_shape), in_out, std::to_string(layer.macs()),
                       opt_int(s.cycles), opt_real(s.mxu_utilization, 4),
                       opt_int(s.pcie_bytes_to_device), opt_int(s.pcie_bytes_from_device),
                       std::to_string(layer.essential_bytes().total()),
@@ -325,7 +350,7 @@ int Run(const RunOptions& o, const BackendFactory& make_backend) {
                                2),
                       opt_real(SimulatedUs(s), 3), Fixed(lr.wall_seconds, 3), check_cell});
     }
-    rows.push_back({"", "total", "", ShapeText(net.output_shape()), std::to_string(t.macs),
+    rows.push_back({"", "total", "", ShapeText(net.output_shape()), "", std::to_string(t.macs),
                     opt_int(cycles), opt_real(utilization, 4), opt_int(to_device),
                     opt_int(from_device), std::to_string(t.essential),
                     opt_real(pcie_over_essential, 2), opt_real(simulated_us, 3), Fixed(t.wall, 3),
@@ -339,7 +364,7 @@ int Run(const RunOptions& o, const BackendFactory& make_backend) {
       std::cout << " ";
       for (size_t c = 0; c < row.size(); ++c) {
         // Text columns left-aligned, numbers right-aligned.
-        const bool left = c == 1 || c == 2 || c == 3 || c == 13;
+        const bool left = c == 1 || c == 2 || c == 3 || c == 4 || c == 14;
         const bool last = c + 1 == row.size();
         std::cout << " " << (left ? std::left : std::right)
                   << std::setw(last && left ? 0 : int(width[c])) << row[c];
@@ -389,6 +414,10 @@ CommandRunner AddRunCommand(CLI::App& app, BackendFactory make_backend) {
       ->type_name("Y.npy")
       ->required();
   AddLayerOptions(*cmd, opts->layer);
+  cmd->add_flag("--check-layers", opts->check_layers,
+                "--check, with every intermediate tensor sent through the host so that every "
+                "layer is checked on its own input (without it, tensors stay in the UB where "
+                "they can and only the layers whose output reaches the host are checked)");
   return [opts, make_backend] { return Run(*opts, make_backend); };
 }
 

@@ -1,11 +1,15 @@
-// Im2Col, Conv2dAsDense and LowerConv2d of runtime/layers.h: host-side im2col onto LowerDense.
+// Im2Col, Conv2dAsDense and LowerConv2d of runtime/layers.h: host-side im2col onto LowerDense,
+// or the MATMUL sliding window (runtime/conv_window_lowering.h), as LoweringOptions::conv says.
 #include <cstddef>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "golden/format.h"
 #include "golden/padding.h"
+#include "runtime/conv_window_lowering.h"
 #include "runtime/layers.h"
 
 namespace tpu::runtime {
@@ -65,18 +69,16 @@ DenseLayer Conv2dAsDense(const Conv2dLayer& layer) {
   return dense;
 }
 
-DenseProgram LowerConv2d(const golden::Tensor<int8_t>& input, const Conv2dLayer& layer,
-                         const isa::DeviceLimits& limits, const HostRegion& region,
-                         const LoweringOptions& options) {
+namespace {
+
+DenseProgram LowerConv2dIm2col(const golden::Tensor<int8_t>& input, const Conv2dLayer& layer,
+                               const isa::DeviceLimits& limits, const HostRegion& region,
+                               const LoweringOptions& options) {
   const std::string what = "conv2d";
-  CheckConv2dLayer(layer, what);
-  input.CheckRank(what + ": input", 4, "NHWC");
-  const int64_t in_c = layer.weights.shape[2];
-  if (input.shape[0] < 1 || input.shape[1] < 1 || input.shape[2] < 1 ||
-      input.shape[3] != in_c) {
-    throw std::invalid_argument(what + ": input must be (B, H, W, Cin) with B, H, W >= 1 and Cin = " +
-                                std::to_string(in_c) + ", got " +
-                                golden::ShapeToString(input.shape));
+  if (options.input_in_ub) {
+    throw std::invalid_argument(what +
+                                ": an input already in the UB (input_in_ub) needs the sliding "
+                                "window lowering; host im2col reads the input from the host");
   }
   const int64_t kh = layer.weights.shape[0], kw = layer.weights.shape[1];
   const golden::PaddedAxis rows = golden::ComputePaddedAxis(
@@ -90,8 +92,62 @@ DenseProgram LowerConv2d(const golden::Tensor<int8_t>& input, const Conv2dLayer&
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(what + " (a dense layer over im2col rows): " + e.what());
   }
+  if (options.output_ub && !program.ub_output) {
+    throw std::invalid_argument(what + ": the dense lowering under im2col did not leave the "
+                                "output in the UB (output_ub); use the sliding window lowering");
+  }
   program.output_shape = {input.shape[0], rows.out_size, cols.out_size, layer.weights.shape[3]};
+  program.lowering = "conv im2col";
   return program;
+}
+
+}  // namespace
+
+DenseProgram LowerConv2d(const golden::Tensor<int8_t>& input, const Conv2dLayer& layer,
+                         const isa::DeviceLimits& limits, const HostRegion& region,
+                         const LoweringOptions& options) {
+  const std::string what = "conv2d";
+  CheckConv2dLayer(layer, what);
+  input.CheckRank(what + ": input", 4, "NHWC");
+  const int64_t in_c = layer.weights.shape[2];
+  if (input.shape[0] < 1 || input.shape[1] < 1 || input.shape[2] < 1 ||
+      input.shape[3] != in_c) {
+    throw std::invalid_argument(what + ": input must be (B, H, W, Cin) with B, H, W >= 1 and Cin = " +
+                                std::to_string(in_c) + ", got " +
+                                golden::ShapeToString(input.shape));
+  }
+  switch (options.conv) {
+    case ConvLowering::kWindow:
+      return LowerConv2dWindow(input, layer, limits, region, options);
+    case ConvLowering::kIm2col:
+      return LowerConv2dIm2col(input, layer, limits, region, options);
+    case ConvLowering::kAuto:
+      break;
+  }
+  // kAuto: the window when it fits and moves fewer PCIe bytes than im2col (a resident input
+  // needs the window).
+  std::optional<DenseProgram> window;
+  std::string window_error;
+  try {
+    window = LowerConv2dWindow(input, layer, limits, region, options);
+  } catch (const std::invalid_argument& e) {
+    window_error = e.what();
+  }
+  if (options.input_in_ub) {
+    if (!window) throw std::invalid_argument(window_error);
+    return std::move(*window);
+  }
+  if (!window) return LowerConv2dIm2col(input, layer, limits, region, options);
+  DenseProgram im2col;
+  try {
+    im2col = LowerConv2dIm2col(input, layer, limits, region, options);
+  } catch (const std::invalid_argument&) {
+    return std::move(*window);
+  }
+  if (ProgramPcieBytes(*window).total() < ProgramPcieBytes(im2col).total()) {
+    return std::move(*window);
+  }
+  return im2col;
 }
 
 }  // namespace tpu::runtime

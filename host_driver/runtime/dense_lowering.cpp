@@ -54,6 +54,31 @@ void PlaceInput(const golden::Tensor<int8_t>& x, LayerPlan& plan, HostAllocator&
   program.images.push_back(std::move(input));
 }
 
+// The UB rows of the K-tile slices of a resident input that feeds an (M, K) dense layer: empty
+// when the tensor is (M, K) itself (slice k at ub + k * M, the planner's layout); one row per
+// slice for a flattened (1, H, W, C) tensor with C a multiple of N (x = (1, H * W * C): K tile
+// kt is pixel kt / (C / N), channel tile kt % (C / N), at ub + ct * H * W + p). Other shapes
+// (a batch above 1 flattened, C not a multiple of N) throw std::invalid_argument: the caller
+// passes such an input through the host.
+std::vector<int64_t> ResidentSliceRows(const UbTensor& in, int64_t m, int64_t k, int64_t n,
+                                       const std::string& what) {
+  if (in.m == m && in.channels == k) return {};
+  if (m == 1 && in.channels % n == 0 && in.m * in.channels == k) {
+    const int64_t c_tiles = in.channels / n;
+    std::vector<int64_t> rows(static_cast<std::size_t>(k / n));
+    for (int64_t kt = 0; kt < k / n; ++kt) {
+      rows[static_cast<std::size_t>(kt)] = in.ub + (kt % c_tiles) * in.m + kt / c_tiles;
+    }
+    return rows;
+  }
+  throw std::invalid_argument(
+      what + ": the resident input (" + std::to_string(in.m) + " rows of " +
+      std::to_string(in.channels) + " channels) cannot feed an (M, K) = (" + std::to_string(m) +
+      ", " + std::to_string(k) +
+      ") input in place: only the same shape, or a flattened single image whose channels are "
+      "a multiple of N = " + std::to_string(n));
+}
+
 void PlaceOutput(LayerPlan& plan, HostAllocator& host, DenseProgram& program) {
   program.output = {0, plan.m, plan.nout, plan.n};
   program.output.address = plan.y_host = host.Take(program.output.bytes(), "y");
@@ -79,15 +104,40 @@ DenseProgram LowerDense(const golden::Tensor<int8_t>& x, const DenseLayer& layer
   request.max_chunk_rows = options.max_chunk_rows;
   request.dram_tile_base = options.dram_tile_base;
   request.param_set_base = options.param_set_base;
+  std::vector<int64_t> slice_rows;
+  if (options.input_in_ub) {
+    slice_rows = ResidentSliceRows(*options.input_in_ub, request.m, request.k, limits.n, what);
+    CheckResidentRows(options.input_in_ub->ub, options.input_in_ub->Rows(limits.n), ub_begin,
+                      ub_end, limits, what, "input");
+    request.input_in_ub = true;
+    request.input_ub = options.input_in_ub->ub;
+  }
+  if (options.output_ub) {
+    const UbTensor out{*options.output_ub, request.m, request.nout};
+    CheckResidentRows(out.ub, out.Rows(limits.n), ub_begin, ub_end, limits, what, "output");
+    const UbTensor* in = options.input_in_ub ? &*options.input_in_ub : nullptr;
+    if (in && out.ub < in->ub + in->Rows(limits.n) && in->ub < out.ub + out.Rows(limits.n)) {
+      throw std::invalid_argument(what + ": the resident input and output overlap in the UB");
+    }
+    request.output_in_ub = true;
+    request.output_ub = out.ub;
+  }
   LayerPlan plan = PlanLayer(request, limits, what);
+  plan.in_slice_rows = std::move(slice_rows);
 
   DenseProgram program;
   program.limits = limits;
   HostAllocator host(region, options.host_align, what);
   PlaceLayerImages(layer, "", plan, host, program);
-  PlaceInput(x, plan, host, program);
-  PlaceOutput(plan, host, program);
+  if (!options.input_in_ub) PlaceInput(x, plan, host, program);
+  if (options.output_ub) {
+    program.output = {0, plan.m, plan.nout, plan.n};
+    program.ub_output = UbTensor{plan.out_ub, plan.m, plan.nout};
+  } else {
+    PlaceOutput(plan, host, program);
+  }
   program.host_bytes = host.used();
+  program.lowering = "dense";
 
   ProgramBuilder builder(limits);
   EmitSetup(plan, builder);
@@ -105,6 +155,10 @@ DenseProgram LowerDenseChain(const golden::Tensor<int8_t>& x, const DenseLayer& 
                              const HostRegion& region, const LoweringOptions& options) {
   const std::string what = "dense chain";
   isa::CheckLimits(limits);
+  if (options.input_in_ub || options.output_ub) {
+    throw std::invalid_argument(what + ": a resident input or output (input_in_ub, output_ub) "
+                                "is not supported; lower the layers one by one with LowerDense");
+  }
   CheckDenseLayer(first, what + ": first layer");
   CheckDenseLayer(second, what + ": second layer");
   if (second.k() != first.nout()) {
@@ -172,6 +226,7 @@ DenseProgram LowerDenseChain(const golden::Tensor<int8_t>& x, const DenseLayer& 
   builder.Add(isa::Halt{});
   program.instrs = builder.Take();
   program.plans = {plan1, plan2};
+  program.lowering = "dense chain";
   program.output_shape = {plan2.m, plan2.nout};
   return program;
 }

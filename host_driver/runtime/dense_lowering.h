@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,25 @@ struct DenseOutput {
   uint64_t bytes() const { return static_cast<uint64_t>((channels + n - 1) / n * m * n); }
 };
 
+// A tensor that stays in the UB between programs (a network's intermediate): viewed as (m,
+// channels), channel tile j (channels j*N..) is a slice of m rows of N bytes at UB row
+// ub + j * m, the layout DenseOutput has in host memory. For an NHWC tensor m = B * H * W in
+// (b, y, x) order, so slice j of image b is an H x W image from row ub + j * m + b * H * W (what
+// a windowed MATMUL reads).
+struct UbTensor {
+  int64_t ub = 0;
+  int64_t m = 0;
+  int64_t channels = 0;
+
+  int64_t Rows(int64_t n) const { return (channels + n - 1) / n * m; }
+};
+
+enum class ConvLowering {
+  kAuto,    // the sliding window when the layer can use it and it moves fewer PCIe bytes
+  kWindow,  // MATMUL window=1 over the input in the UB (throws if the layer cannot use it)
+  kIm2col,  // host-side im2col onto the dense lowering
+};
+
 struct LoweringOptions {
   int64_t ub_begin = 0;        // UB rows the program may use: [ub_begin, ub_end)
   int64_t ub_end = -1;         // -1: UB_ROWS
@@ -52,6 +72,14 @@ struct LoweringOptions {
   int64_t param_set_base = 0;  // first parameter set to use
   uint64_t host_align = 64;    // images start at multiples of this from region.base
   int64_t max_chunk_rows = 0;  // > 0: at most this many rows per M chunk (else ACC_ROWS / 2)
+  ConvLowering conv = ConvLowering::kAuto;
+  // The input is already in the UB (left there by an earlier program): nothing of it crosses
+  // PCIe and the input tensor passed to the lowering only gives its shape (and the values the
+  // caller expects there). Its rows must lie outside [ub_begin, ub_end).
+  std::optional<UbTensor> input_in_ub;
+  // Leave the output in the UB from this row (UbTensor layout) instead of sending it to the
+  // host; its rows must lie outside [ub_begin, ub_end). DenseProgram::ub_output says where.
+  std::optional<int64_t> output_ub;
 };
 
 struct DenseProgram {
@@ -62,6 +90,8 @@ struct DenseProgram {
   std::vector<LayerPlan> plans;    // how each layer was tiled (one per layer)
   uint64_t host_bytes = 0;         // bytes of the region used, images and output
   std::vector<int64_t> output_shape;  // the layer's output: (M, N), (B, OH, OW, C), ...
+  std::optional<UbTensor> ub_output;  // set when the output stayed in the UB (options.output_ub)
+  std::string lowering;               // how the layer ran, for reports: "dense", "conv window", ...
 };
 
 // y = Dense(x, layer) with x (M, K) int8 (row-major) as golden::Dense computes it. Throws

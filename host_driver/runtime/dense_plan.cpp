@@ -1,6 +1,7 @@
 #include "runtime/dense_plan.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <stdexcept>
 
 #include "runtime/dense_images.h"
@@ -12,6 +13,9 @@ int64_t LayerPlan::ChunkRows(int64_t i) const { return std::min(chunk_rows, m - 
 int64_t LayerPlan::InRow(int64_t i, int64_t k) const {
   if (source == InputSource::kHostStreamed) {
     return in_ub + (i % 2) * k_tiles * chunk_rows + k * chunk_rows;
+  }
+  if (source == InputSource::kUb && !in_slice_rows.empty()) {
+    return in_slice_rows[static_cast<std::size_t>(k)] + ChunkBegin(i);
   }
   return in_ub + k * m + ChunkBegin(i);
 }
@@ -108,6 +112,24 @@ LayerPlan PlanLayer(const PlanRequest& request, const isa::DeviceLimits& limits,
     plan.out_ub = request.work_begin + plan.InputRows();
   }
   return plan;
+}
+
+void CheckResidentRows(int64_t first, int64_t rows, int64_t work_begin, int64_t work_end,
+                       const isa::DeviceLimits& limits, const std::string& what,
+                       const std::string& name) {
+  const std::string range = "UB rows [" + std::to_string(first) + ", " +
+                            std::to_string(first + rows) + ")";
+  if (first < 0 || rows < 1 || first + rows > limits.ub_rows) {
+    throw std::invalid_argument(what + ": the " + name + " resident in " + range +
+                                " is not inside the UB's " + std::to_string(limits.ub_rows) +
+                                " rows");
+  }
+  if (first < work_end && work_begin < first + rows) {
+    throw std::invalid_argument(what + ": the " + name + " resident in " + range +
+                                " overlaps the program's work rows [" +
+                                std::to_string(work_begin) + ", " + std::to_string(work_end) +
+                                ")");
+  }
 }
 
 }  // namespace tpu::runtime

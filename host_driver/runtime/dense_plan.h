@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "isa/isa_gen.h"
 
@@ -40,6 +41,10 @@ struct LayerPlan {
   int64_t region_rows = 0;  // ACC_ROWS / 2
   InputSource source = InputSource::kHostResident;
   int64_t in_ub = 0;
+  // kUb only, when not empty: the UB row of K-tile slice k's first row (M = 1 rows each), for
+  // an input whose slices do not lie M rows apart (a flattened (1, H, W, C) tensor: slice
+  // (pixel p, channel tile ct) at its row ub + ct * H * W + p).
+  std::vector<int64_t> in_slice_rows;
   OutputSink sink = OutputSink::kHost;
   int64_t out_ub = 0;
   int64_t dram_tile_base = 0;
@@ -80,6 +85,13 @@ struct PlanRequest {
 // for `limits`: not enough UB rows, DRAM tiles or parameter sets.
 LayerPlan PlanLayer(const PlanRequest& request, const isa::DeviceLimits& limits,
                     const std::string& what);
+
+// Throws std::invalid_argument, prefixed with `what`, unless the `rows` UB rows from `first` (a
+// tensor resident between programs, named `name`) lie inside the UB and outside the program's
+// work window [work_begin, work_end).
+void CheckResidentRows(int64_t first, int64_t rows, int64_t work_begin, int64_t work_end,
+                       const isa::DeviceLimits& limits, const std::string& what,
+                       const std::string& name);
 
 }  // namespace tpu::runtime
 

@@ -9,6 +9,7 @@
 #include "isa/validate.h"
 #include "runtime/dense_emit.h"
 #include "runtime/dense_images.h"
+#include "runtime/dense_plan.h"
 #include "runtime/host_allocator.h"
 #include "runtime/program_builder.h"
 
@@ -34,15 +35,28 @@ struct PassPlan {
   int64_t dram_tile = 0, param_set = 0;
   uint64_t identity_host = 0, params_host = 0, lut_host = 0, x_host = 0, y_host = 0;
   bool lut = false;
+  // Resident input / output (LoweringOptions input_in_ub / output_ub): first UB row of the
+  // tensor's slices (slice j at + j * m, resp. + j * m_out), -1 when it crosses PCIe.
+  int64_t in_resident = -1, out_resident = -1;
 
   int64_t steps() const { return c_tiles * groups; }
   int64_t Tile(int64_t s) const { return s / groups; }
   int64_t FirstUnit(int64_t s) const { return (s % groups) * group_units; }
   int64_t Units(int64_t s) const { return std::min(group_units, units - FirstUnit(s)); }
   int64_t AccRow(int64_t s) const { return (s % regions) * region_rows; }
+  // Where step s's MATMUL reads and its ACTIVATE writes.
+  int64_t InRow(int64_t s) const {
+    if (in_resident < 0) return in_ub[s % 2];
+    return in_resident + Tile(s) * m + FirstUnit(s) * unit_rows;
+  }
+  int64_t OutRow(int64_t s) const {
+    if (out_resident < 0) return out_ub[s % 2];
+    return out_resident + Tile(s) * m_out + FirstUnit(s) * unit_out_rows;
+  }
 };
 
 void EmitLoad(const PassPlan& p, int64_t s, ProgramBuilder& builder) {
+  if (p.in_resident >= 0) return;  // already in the UB
   const int64_t row = p.Tile(s) * p.m + p.FirstUnit(s) * p.unit_rows;
   builder.ReadHost(isa::Target::kUb, p.x_host + static_cast<uint64_t>(row * p.n), p.in_ub[s % 2],
                    p.Units(s) * p.unit_rows * p.n, s >= 2 ? kTokInputFree : 0, kTokInput);
@@ -50,13 +64,14 @@ void EmitLoad(const PassPlan& p, int64_t s, ProgramBuilder& builder) {
 
 void EmitMatmul(const PassPlan& p, int64_t s, ProgramBuilder& builder) {
   isa::Matmul mm;
-  mm.ub = static_cast<uint32_t>(p.in_ub[s % 2]);
+  mm.ub = static_cast<uint32_t>(p.InRow(s));
   mm.acc = static_cast<uint32_t>(p.AccRow(s));
   mm.rows = static_cast<uint32_t>(p.Units(s) * p.unit_rows);
   mm.acc_mode = isa::AccMode::kOverwrite;
   mm.new_tile = s == 0;  // the identity tile stays in the MXU for every later MATMUL
-  mm.wait = kTokInput | (s >= p.regions ? kTokRegionFree : 0);
-  mm.signal = kTokRegionFull | (s + 2 < p.steps() ? kTokInputFree : 0);
+  const bool loaded = p.in_resident < 0;  // input buffers filled by READ_HOST
+  mm.wait = (loaded ? kTokInput : 0) | (s >= p.regions ? kTokRegionFree : 0);
+  mm.signal = kTokRegionFull | (loaded && s + 2 < p.steps() ? kTokInputFree : 0);
   builder.Add(mm);
 }
 
@@ -64,14 +79,16 @@ void EmitFinish(const PassPlan& p, const isa::Activate& fields, int64_t s,
                 ProgramBuilder& builder) {
   isa::Activate act = fields;
   act.acc = static_cast<uint32_t>(p.AccRow(s));
-  act.ub = static_cast<uint32_t>(p.out_ub[s % 2]);
+  act.ub = static_cast<uint32_t>(p.OutRow(s));
   act.rows = static_cast<uint32_t>(p.Units(s) * p.unit_rows);
   act.param_set = static_cast<uint32_t>(p.param_set);
   act.zero_point = 0;
   act.lut = p.lut;
-  act.wait = kTokRegionFull | (s == 0 ? kTokParams : 0) | (s >= 2 ? kTokOutputFree : 0);
-  act.signal = kTokOutputFull | (s + p.regions < p.steps() ? kTokRegionFree : 0);
+  const bool to_host = p.out_resident < 0;
+  act.wait = kTokRegionFull | (s == 0 ? kTokParams : 0) | (to_host && s >= 2 ? kTokOutputFree : 0);
+  act.signal = (to_host ? kTokOutputFull : 0) | (s + p.regions < p.steps() ? kTokRegionFree : 0);
   builder.Add(act);
+  if (!to_host) return;  // stays in the UB for the next program
   isa::WriteHost wh;
   wh.ub = act.ub;
   const int64_t row = p.Tile(s) * p.m_out + p.FirstUnit(s) * p.unit_out_rows;
@@ -142,9 +159,31 @@ DenseProgram LowerIdentityPass(const golden::Tensor<int8_t>& x, const IdentityPa
   int64_t max_rows = std::min<int64_t>(p.region_rows, kActivateMaxRows);
   if (options.max_chunk_rows > 0) max_rows = std::min(max_rows, options.max_chunk_rows);
   int64_t group_units = std::max<int64_t>(1, max_rows / p.unit_rows);
-  // Two input and two output buffers of a group in the UB window.
+  if (options.input_in_ub) {
+    const UbTensor& in = *options.input_in_ub;
+    if (in.m != p.m || in.channels != p.channels) {
+      throw std::invalid_argument(what + ": the resident input is " + std::to_string(in.m) +
+                                  " rows of " + std::to_string(in.channels) +
+                                  " channels, the pass reads " + std::to_string(p.m) +
+                                  " rows of " + std::to_string(p.channels));
+    }
+    CheckResidentRows(in.ub, in.Rows(p.n), options.ub_begin, ub_end, limits, what, "input");
+    p.in_resident = in.ub;
+  }
+  if (options.output_ub) {
+    const UbTensor out{*options.output_ub, p.m_out, p.channels};
+    CheckResidentRows(out.ub, out.Rows(p.n), options.ub_begin, ub_end, limits, what, "output");
+    if (p.in_resident >= 0 && out.ub < p.in_resident + p.c_tiles * p.m &&
+        p.in_resident < out.ub + out.Rows(p.n)) {
+      throw std::invalid_argument(what + ": the resident input and output overlap in the UB");
+    }
+    p.out_resident = out.ub;
+  }
+  // Two input and two output buffers of a group in the UB window (those that cross PCIe).
   const int64_t window = ub_end - options.ub_begin;
-  const int64_t per_unit = 2 * (p.unit_rows + p.unit_out_rows);
+  const int64_t in_buffer = p.in_resident < 0 ? p.unit_rows : 0;
+  const int64_t out_buffer = p.out_resident < 0 ? p.unit_out_rows : 0;
+  const int64_t per_unit = 2 * (in_buffer + out_buffer);
   if (per_unit > window) {
     throw std::invalid_argument(what + ": two input and two output buffers of " +
                                 std::to_string(p.unit_rows) + " + " +
@@ -152,11 +191,12 @@ DenseProgram LowerIdentityPass(const golden::Tensor<int8_t>& x, const IdentityPa
                                 std::to_string(per_unit) + " UB rows, the program has " +
                                 std::to_string(window));
   }
-  group_units = std::min({group_units, window / per_unit, p.units});
+  if (per_unit > 0) group_units = std::min(group_units, window / per_unit);
+  group_units = std::min(group_units, p.units);
   p.group_units = group_units;
   p.groups = CeilDiv(p.units, group_units);
-  const int64_t in_rows = group_units * p.unit_rows;
-  const int64_t out_rows = group_units * p.unit_out_rows;
+  const int64_t in_rows = group_units * in_buffer;
+  const int64_t out_rows = group_units * out_buffer;
   p.in_ub[0] = options.ub_begin;
   p.in_ub[1] = options.ub_begin + in_rows;
   p.out_ub[0] = options.ub_begin + 2 * in_rows;
@@ -189,9 +229,15 @@ DenseProgram LowerIdentityPass(const golden::Tensor<int8_t>& x, const IdentityPa
     for (std::size_t i = 0; i < table.size(); ++i) table[i] = static_cast<uint8_t>((*pass.lut)[i]);
     p.lut_host = place("lut", std::move(table));
   }
-  p.x_host = pass.input_host ? *pass.input_host : place("x", SliceImage(x, p.n));
+  if (p.in_resident < 0) {
+    p.x_host = pass.input_host ? *pass.input_host : place("x", SliceImage(x, p.n));
+  }
   program.output = {0, p.m_out, p.channels, p.n};
-  program.output.address = p.y_host = host.Take(program.output.bytes(), "y");
+  if (p.out_resident < 0) {
+    program.output.address = p.y_host = host.Take(program.output.bytes(), "y");
+  } else {
+    program.ub_output = UbTensor{p.out_resident, p.m_out, p.channels};
+  }
   program.host_bytes = host.used();
 
   ProgramBuilder builder(limits);
@@ -233,12 +279,13 @@ DenseProgram LowerIdentityPass(const golden::Tensor<int8_t>& x, const IdentityPa
   plan.k = plan.nout = p.channels;
   plan.k_tiles = 1;
   plan.n_tiles = p.c_tiles;
-  plan.chunk_rows = in_rows;
   plan.chunks = p.groups;
   plan.region_rows = p.region_rows;
-  plan.source = InputSource::kHostStreamed;
-  plan.in_ub = p.in_ub[0];
-  plan.out_ub = p.out_ub[0];
+  plan.chunk_rows = group_units * p.unit_rows;
+  plan.source = p.in_resident < 0 ? InputSource::kHostStreamed : InputSource::kUb;
+  plan.in_ub = p.InRow(0);
+  plan.sink = p.out_resident < 0 ? OutputSink::kHost : OutputSink::kUb;
+  plan.out_ub = p.OutRow(0);
   plan.dram_tile_base = p.dram_tile;
   plan.param_set_base = p.param_set;
   plan.weights_host = p.identity_host;

@@ -17,6 +17,12 @@
 //   loaded, t3 region full (matrix -> activation), t4 region free, t5 output full
 //   (activation -> dma), t6 output buffer free, t7 input buffer free (matrix -> dma).
 // The result is a DenseOutput of units * unit_out_rows rows and C channels.
+//
+// Resident tensors (LoweringOptions): with input_in_ub (a UbTensor of M rows and C channels)
+// the MATMULs read slice j's group rows where they are (no READ_HOST, no input buffers, no t0 /
+// t7); with output_ub each ACTIVATE writes its group's rows of output slice j in place (no
+// WRITE_HOST, no output buffers, no t5 / t6) and DenseProgram::ub_output says where. Resident
+// rows must lie outside [ub_begin, ub_end), where the remaining buffers go.
 #ifndef TPU_RUNTIME_IDENTITY_LOWERING_H_
 #define TPU_RUNTIME_IDENTITY_LOWERING_H_
 

@@ -7,6 +7,11 @@
 namespace tpu::runtime {
 
 golden::Tensor<int8_t> ExtractLayerOutput(const DenseProgram& program, const HostReader& read) {
+  if (program.ub_output) {
+    throw std::invalid_argument(
+        "ExtractLayerOutput: the program left its output in the UB (rows from " +
+        std::to_string(program.ub_output->ub) + "), not in host memory");
+  }
   golden::Tensor<int8_t> y = ExtractDenseOutput(program.output, read);
   if (program.output_shape.empty()) return y;  // a program made before output_shape existed
   if (golden::ElementCount(program.output_shape) != y.NumElements()) {

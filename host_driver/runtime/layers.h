@@ -7,9 +7,12 @@
 //   ... place p.images, run p.instrs ...
 //   golden::Tensor<int8_t> y = tpu::runtime::ExtractLayerOutput(p, reader);  // (B, OH, OW, Cout)
 //
-// Conv2d is lowered by host-side im2col (each output pixel's KH x KW x Cin window, padded with
-// the input zero point, becomes one row of a dense layer's input) onto LowerDense, so the input
-// crosses PCIe KH*KW/(stride_h*stride_w) times over; the report shows the bytes. Pooling and
+// Conv2d is lowered as LoweringOptions::conv says: by the MATMUL sliding window over the input
+// resident in the UB (runtime/conv_window_lowering.h: input, weights and output cross PCIe once),
+// or by host-side im2col (each output pixel's KH x KW x Cin window, padded with the input zero
+// point, becomes one row of a dense layer's input) onto LowerDense, so the input crosses PCIe
+// KH*KW/(stride_h*stride_w) times over; kAuto takes the window when the layer fits it and it
+// moves fewer PCIe bytes. DenseProgram::lowering says which ("conv window" / "conv im2col"). Pooling and
 // activation layers pass the input through the MXU with identity weight tiles (x * I = x in the
 // accumulators) and let ACTIVATE do the work: an identity requantization (M0 = 2^30, shift 1:
 // exact), then the clamp, the LUT or the pooling window. Both use one identity tile for every
@@ -76,6 +79,10 @@ DenseLayer Conv2dAsDense(const Conv2dLayer& layer);
 
 // Every Lower* throws std::invalid_argument with a clear message when the layer is
 // inconsistent, the input does not match it, or the shape cannot be lowered for `limits`.
+// LowerPool and LowerActivation honour LoweringOptions::input_in_ub (a UbTensor of the input
+// viewed as (rows, C)) and output_ub (runtime/identity_lowering.h); LowerDense honours both too
+// (an (M, K) resident input, or a flattened single image with C a multiple of N); LowerConv2d
+// takes a resident input only through the window lowering.
 // The program's output (DenseOutput) has m = output pixels (or rows) and channels = the
 // output's last dimension; `output_shape` records the layer's output shape.
 DenseProgram LowerConv2d(const golden::Tensor<int8_t>& input, const Conv2dLayer& layer,

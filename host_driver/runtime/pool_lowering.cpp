@@ -66,8 +66,13 @@ DenseProgram LowerPool(const golden::Tensor<int8_t>& input, const PoolLayer& lay
     act.clamp_min = -128;
     act.clamp_max = 127;
   }
-  DenseProgram program = LowerIdentityPass(x, pass, limits, region, options, what);
+  // With the clamp pass, the pooled values go through the host between the passes: the first
+  // pass takes a resident input, the second leaves a resident output.
+  LoweringOptions first_options = options;
+  if (clamp_after) first_options.output_ub.reset();
+  DenseProgram program = LowerIdentityPass(x, pass, limits, region, first_options, what);
   program.output_shape = {batch, rows.out_size, cols.out_size, c};
+  program.lowering = "identity pass";
   if (!clamp_after) return program;
 
   const uint64_t align = options.host_align;
@@ -82,9 +87,11 @@ DenseProgram LowerPool(const golden::Tensor<int8_t>& input, const PoolLayer& lay
   clamp.activate.clamp_max = p.act_max;
   clamp.input_host = program.output.address;
   const golden::Tensor<int8_t> pooled({clamp.units, c});  // shape only
+  LoweringOptions second_options = options;
+  second_options.input_in_ub.reset();
   DenseProgram second = LowerIdentityPass(pooled, clamp, limits,
-                                          {region.base + used, region.size - used}, options,
-                                          what + " (clamp pass)");
+                                          {region.base + used, region.size - used},
+                                          second_options, what + " (clamp pass)");
   program.instrs.pop_back();  // HALT
   isa::Sync barrier;          // the pooled values are in host memory before the clamp pass
   barrier.units = isa::kUnitsAll;
@@ -95,6 +102,8 @@ DenseProgram LowerPool(const golden::Tensor<int8_t>& input, const PoolLayer& lay
     program.images.push_back(std::move(image));
   }
   program.output = second.output;
+  program.ub_output = second.ub_output;
+  program.lowering = "identity pass + clamp pass";
   program.plans.push_back(second.plans.front());
   program.host_bytes = used + second.host_bytes;
   return program;
@@ -119,6 +128,7 @@ DenseProgram LowerActivation(const golden::Tensor<int8_t>& input, const Activati
   const golden::Tensor<int8_t> x({pass.units, c}, input.data);
   DenseProgram program = LowerIdentityPass(x, pass, limits, region, options, what);
   program.output_shape = input.shape;
+  program.lowering = "identity pass";
   return program;
 }
 

@@ -74,6 +74,8 @@ module tpu_ctrl #(
   input  logic               mxu_act_ready_i,        // ... and taken
   output logic               mxu_act_new_tile_o,     // ... switching tiles
   output logic [15:0]        mxu_act_tag_o,          // ... {last, accumulate, acc row}
+  output logic               mxu_act_pad_o,          // ... a pad row (MATMUL window)
+  output logic [7:0]         mxu_act_pad_value_o,    // ... of N bytes of this value
   input  logic               mxu_out_valid_i,        // a result row leaves
   input  logic [15:0]        mxu_out_tag_i,          // ... with its tag
   input  logic               mxu_tile_loaded_i,      // a loaded tile waits
@@ -400,6 +402,8 @@ module tpu_ctrl #(
     .mxu_act_ready_i    (mxu_act_ready_i),
     .mxu_act_new_tile_o (mxu_act_new_tile_o),
     .mxu_act_tag_o      (mxu_act_tag_o),
+    .mxu_act_pad_o      (mxu_act_pad_o),
+    .mxu_act_pad_value_o(mxu_act_pad_value_o),
     .mxu_out_valid_i    (mxu_out_valid_i),
     .mxu_out_tag_i      (mxu_out_tag_i),
     .wf_empty_i         (wf_empty_i),

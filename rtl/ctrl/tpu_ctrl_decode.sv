@@ -80,6 +80,28 @@ module tpu_ctrl_decode #(
   assign mm_ub   = 64'(in_instr_i[tpu_isa_pkg::MatmulUbLsb +: tpu_isa_pkg::MatmulUbWidth]);
   assign mm_acc  = 64'(in_instr_i[tpu_isa_pkg::MatmulAccLsb +: tpu_isa_pkg::MatmulAccWidth]);
   assign mm_rows = 64'(in_instr_i[tpu_isa_pkg::MatmulRowsLsb +: tpu_isa_pkg::MatmulRowsWidth]);
+  // Window fields: every one is 0 without window; stride, image and output width >= 1 with it.
+  logic        mm_window, mm_win_fields_set, mm_win_fields_zero;
+  logic [63:0] mm_image_rows;  // image_h * image_w
+  assign mm_window          = in_instr_i[tpu_isa_pkg::MatmulWindowLsb];
+  assign mm_win_fields_set  =
+      (in_instr_i[tpu_isa_pkg::MatmulStrideHLsb +: tpu_isa_pkg::MatmulStrideHWidth] != '0) ||
+      (in_instr_i[tpu_isa_pkg::MatmulStrideWLsb +: tpu_isa_pkg::MatmulStrideWWidth] != '0) ||
+      (in_instr_i[tpu_isa_pkg::MatmulImageWLsb +: tpu_isa_pkg::MatmulImageWWidth] != '0) ||
+      (in_instr_i[tpu_isa_pkg::MatmulImageHLsb +: tpu_isa_pkg::MatmulImageHWidth] != '0) ||
+      (in_instr_i[tpu_isa_pkg::MatmulOutWLsb +: tpu_isa_pkg::MatmulOutWWidth] != '0) ||
+      (in_instr_i[tpu_isa_pkg::MatmulPadValueLsb +: tpu_isa_pkg::MatmulPadValueWidth] != '0) ||
+      (in_instr_i[tpu_isa_pkg::MatmulY0Lsb +: tpu_isa_pkg::MatmulY0Width] != '0) ||
+      (in_instr_i[tpu_isa_pkg::MatmulX0Lsb +: tpu_isa_pkg::MatmulX0Width] != '0);
+  assign mm_win_fields_zero =
+      (in_instr_i[tpu_isa_pkg::MatmulStrideHLsb +: tpu_isa_pkg::MatmulStrideHWidth] == '0) ||
+      (in_instr_i[tpu_isa_pkg::MatmulStrideWLsb +: tpu_isa_pkg::MatmulStrideWWidth] == '0) ||
+      (in_instr_i[tpu_isa_pkg::MatmulImageWLsb +: tpu_isa_pkg::MatmulImageWWidth] == '0) ||
+      (in_instr_i[tpu_isa_pkg::MatmulImageHLsb +: tpu_isa_pkg::MatmulImageHWidth] == '0) ||
+      (in_instr_i[tpu_isa_pkg::MatmulOutWLsb +: tpu_isa_pkg::MatmulOutWWidth] == '0);
+  assign mm_image_rows      =
+      64'(16'(in_instr_i[tpu_isa_pkg::MatmulImageHLsb +: tpu_isa_pkg::MatmulImageHWidth]) *
+          16'(in_instr_i[tpu_isa_pkg::MatmulImageWLsb +: tpu_isa_pkg::MatmulImageWWidth]));
 
   // ACTIVATE.
   logic [63:0] ac_acc, ac_rows, ac_ub, ac_param_set;
@@ -215,7 +237,13 @@ module tpu_ctrl_decode #(
           err = tpu_isa_pkg::ErrReservedNonzero;
         end else if (mm_rows == '0) begin
           err = tpu_isa_pkg::ErrLengthZero;
-        end else if (mm_ub + mm_rows > UbRowsL) begin
+        end else if (!mm_window && mm_win_fields_set) begin
+          err = tpu_isa_pkg::ErrConvConfig;
+        end else if (mm_window && mm_win_fields_zero) begin
+          err = tpu_isa_pkg::ErrConvConfig;
+        end else if (!mm_window && (mm_ub + mm_rows > UbRowsL)) begin
+          err = tpu_isa_pkg::ErrUbRange;
+        end else if (mm_window && (mm_ub + mm_image_rows > UbRowsL)) begin
           err = tpu_isa_pkg::ErrUbRange;
         end else if (mm_acc + mm_rows > AccRowsL) begin
           err = tpu_isa_pkg::ErrAccRange;

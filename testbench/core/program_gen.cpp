@@ -388,14 +388,55 @@ class Generator {
     return true;
   }
 
+  // Window fields for a MATMUL of `rows` rows over a defined UB image (nullopt if no image
+  // fits): images of 1 .. 64 pixels including 1 x W and H x 1, strides 1..3 (sometimes up to
+  // 7), taps starting in the padding, inside, or beyond the image, and outputs lines shorter
+  // than `rows` so that the rows span several lines.
+  std::optional<isa::Matmul> WindowConfig(int64_t rows) {
+    const int64_t longest = LongestRun(ub_defined_, 64);
+    if (longest < 1) return std::nullopt;
+    int64_t ih = 1, iw = 1;
+    switch (Uniform(0, 3)) {
+      case 0:  // one line
+        iw = Uniform(1, std::min<int64_t>(longest, 16));
+        break;
+      case 1:  // one column
+        ih = Uniform(1, std::min<int64_t>(longest, 16));
+        break;
+      default:
+        ih = Uniform(1, std::min<int64_t>(longest, 12));
+        iw = Uniform(1, std::min<int64_t>(longest / ih, 12));
+        break;
+    }
+    const std::optional<int64_t> ub = DefinedRun(ub_defined_, ih * iw);
+    if (!ub) return std::nullopt;
+    isa::Matmul mm;
+    mm.window = true;
+    mm.ub = static_cast<uint32_t>(*ub);
+    mm.rows = static_cast<uint32_t>(rows);
+    mm.image_h = static_cast<uint32_t>(ih);
+    mm.image_w = static_cast<uint32_t>(iw);
+    mm.stride_h = static_cast<uint32_t>(Chance(0.1) ? Uniform(1, 7) : Uniform(1, 3));
+    mm.stride_w = static_cast<uint32_t>(Chance(0.1) ? Uniform(1, 7) : Uniform(1, 3));
+    mm.out_w = static_cast<uint32_t>(Chance(0.1) ? Uniform(1, 255) : Uniform(1, 8));
+    mm.pad_value = static_cast<int32_t>(Uniform(-128, 127));
+    mm.y0 = static_cast<int32_t>(Chance(0.05) ? Uniform(-512, 511) : Uniform(-3, ih + 1));
+    mm.x0 = static_cast<int32_t>(Chance(0.05) ? Uniform(-16, 15)
+                                              : Uniform(-3, std::min<int64_t>(iw + 1, 15)));
+    return mm;
+  }
+
   bool Matmul(bool drain) {
     const int64_t rows = Uniform(1, std::max<int64_t>(1, LongestRun(ub_defined_, max_rows_)));
-    const std::optional<int64_t> ub = DefinedRun(ub_defined_, rows);
+    std::optional<isa::Matmul> windowed;
+    if (Chance(0.5)) windowed = WindowConfig(rows);
+    const std::optional<int64_t> ub =
+        windowed ? std::optional<int64_t>(windowed->ub) : DefinedRun(ub_defined_, rows);
     if (!ub) {
       if (drain) throw std::logic_error("GenerateProgram: no UB rows to drain the FIFO with");
       return false;
     }
-    isa::Matmul mm;
+    isa::Matmul mm = windowed ? *windowed : isa::Matmul{};
     mm.ub = static_cast<uint32_t>(*ub);
     mm.rows = static_cast<uint32_t>(rows);
     mm.new_tile = drain || (fifo_ > 0 && (!has_tile_ || Chance(0.6)));

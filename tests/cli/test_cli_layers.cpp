@@ -493,6 +493,20 @@ TEST_F(Conv2dCli, RtlJsonReportHasTheDeviceFigures) {
       << run.out;
 }
 
+TEST_F(Conv2dCli, RtlConvLoweringWindowAndIm2colMatchGolden) {
+  // Cin 20 and Cout 18 (two channel tiles each), 3x3 SAME over 9x7 images, batch 2, input zero
+  // point: MATMUL's sliding window on the device, then host im2col; the report names each.
+  WriteRandom(2, 9, 7, 20, 3, 3, 18, 25);
+  const std::string layer = RandomLayer() + " --padding same --input-zero-point 7";
+  TpuRun run = ExpectRtlEqualsGolden(layer + " --conv-lowering window");
+  EXPECT_NE(run.out.find("conv window"), std::string::npos) << run.out;
+  run = ExpectRtlEqualsGolden(layer + " --conv-lowering im2col --strides 2,1");
+  EXPECT_NE(run.out.find("conv im2col"), std::string::npos) << run.out;
+  run = RunTpu(layer + " --conv-lowering sideways --output " + y_, dir_);
+  EXPECT_NE(run.status, 0);
+  EXPECT_NE(run.err.find("--conv-lowering"), std::string::npos) << run.err;
+}
+
 TEST_F(Conv2dCli, RtlBadInputFailsLikeGoldenBeforeSimulating) {
   const std::string w2 = dir_ / "w2.npy";
   npy::Write(w2, Tensor<int8_t>({2, 2, 3, 1}));

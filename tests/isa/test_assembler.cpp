@@ -91,8 +91,8 @@ TEST(Assembler, RawWords) {
 
 TEST(Assembler, ErrorsNameLineInstructionFieldAndRange) {
   EXPECT_EQ(OnlyError("NOP\n\nMATMUL ub=4090 acc=0 rows=64 acc_mode=overwrite new_tile=0\n"),
-            "line 3: MATMUL: field 'ub' = 4090 out of range: need ub + rows <= UB_ROWS "
-            "(ub = 4090, rows = 64, UB_ROWS = 4096) -> UB_RANGE");
+            "line 3: MATMUL: field 'ub' = 4090 out of range: need ub + rows <= UB_ROWS when "
+            "window == 0 (ub = 4090, rows = 64, UB_ROWS = 4096, window = 0) -> UB_RANGE");
   EXPECT_EQ(OnlyError("MATMUL ub=70000 acc=0 rows=64 acc_mode=overwrite new_tile=0"),
             "line 1: MATMUL: field 'ub' = 70000 does not fit in 16 bits (legal 0..65535)");
   EXPECT_EQ(OnlyError("MATMUL ub=-1 acc=0 rows=64 acc_mode=overwrite new_tile=0"),
@@ -115,8 +115,8 @@ TEST(Assembler, ErrorsNameLineInstructionFieldAndRange) {
             "line 1: MATMUL: field 'wait': 't8' is not one of t0, t1, t2, t3, t4, t5, t6, t7 "
             "(or none, all, a number)");
   EXPECT_EQ(OnlyError("MATMUL ub=0 acc=0 rows=1 acc_mode=overwrite new_tile=0 stride=2"),
-            "line 1: MATMUL: no field 'stride' (fields: ub, acc, rows, acc_mode, new_tile, wait, "
-            "signal)");
+            "line 1: MATMUL: no field 'stride' (fields: ub, acc, rows, acc_mode, new_tile, window, "
+            "stride_h, stride_w, image_w, image_h, out_w, pad_value, y0, x0, wait, signal)");
   EXPECT_EQ(OnlyError("MATMUL ub=0 ub=1 acc=0 rows=1 acc_mode=overwrite new_tile=0"),
             "line 1: MATMUL: field 'ub' given twice");
   EXPECT_EQ(OnlyError("MATMUL ub 0"), "line 1: MATMUL: expected field=value, got 'ub'");
@@ -159,8 +159,8 @@ TEST(Assembler, ChecksAgainstTheGivenDevice) {
   AssembleOptions small;
   small.limits.ub_rows = 512;
   EXPECT_EQ(OnlyError(text, small),
-            "line 1: MATMUL: field 'ub' = 600 out of range: need ub + rows <= UB_ROWS (ub = 600, "
-            "rows = 64, UB_ROWS = 512) -> UB_RANGE");
+            "line 1: MATMUL: field 'ub' = 600 out of range: need ub + rows <= UB_ROWS when "
+            "window == 0 (ub = 600, rows = 64, UB_ROWS = 512, window = 0) -> UB_RANGE");
   small.validate = false;
   EXPECT_NO_THROW(Assemble(text, small));
   AssembleOptions bad;

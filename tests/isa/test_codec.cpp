@@ -140,10 +140,52 @@ TEST(Codec, EveryReservedBitOfEveryInstructionIsRejected) {
   }
 }
 
-TEST(Codec, MatmulConvModeIsReserved) {
-  Words words = Encode(Matmul{0, 0, 1, AccMode::kOverwrite, true, 0, 0});
-  SetBits(&words, 28, 4, 1);
-  EXPECT_EQ(Decode(words).error, Error::kReservedNonzero);
+TEST(Codec, MatmulBitsBesideTheWindowFieldsAreReserved) {
+  Matmul m;
+  m.rows = 1;
+  m.new_tile = true;
+  for (const int bit : {30, 31, 63, 127}) {
+    Words words = Encode(m);
+    SetBits(&words, bit, 1, 1);
+    EXPECT_EQ(Decode(words).error, Error::kReservedNonzero) << "bit " << bit;
+  }
+}
+
+TEST(Codec, MatmulWindowFieldsWithoutWindowAreConvConfig) {
+  Matmul m;
+  m.rows = 4;
+  m.new_tile = true;
+  EXPECT_EQ(Check(Encode(m), DeviceLimits{}), Error::kOk);
+  m.x0 = -1;  // a window field set while window = 0
+  EXPECT_EQ(Check(Encode(m), DeviceLimits{}), Error::kConvConfig);
+  m.window = true;  // now a window with a zero image
+  EXPECT_EQ(Check(Encode(m), DeviceLimits{}), Error::kConvConfig);
+  m.image_h = 3;
+  m.image_w = 5;
+  m.out_w = 5;
+  m.stride_h = 1;
+  m.stride_w = 1;
+  EXPECT_EQ(Check(Encode(m), DeviceLimits{}), Error::kOk);
+  m.stride_w = 0;
+  EXPECT_EQ(Check(Encode(m), DeviceLimits{}), Error::kConvConfig);
+}
+
+TEST(Codec, MatmulWindowRangeIsTheWholeImage) {
+  DeviceLimits limits;
+  limits.ub_rows = 100;
+  Matmul m;
+  m.new_tile = true;
+  m.window = true;
+  m.rows = 200;  // more rows than the UB: a window reads its image, not `rows` rows
+  m.acc = 0;
+  m.image_h = 10;
+  m.image_w = 10;
+  m.out_w = 10;
+  m.stride_h = 1;
+  m.stride_w = 1;
+  EXPECT_EQ(Check(Encode(m), limits), Error::kOk);
+  m.ub = 1;  // the image's last row is row 100
+  EXPECT_EQ(Check(Encode(m), limits), Error::kUbRange);
 }
 
 TEST(Codec, ReservedBitsComeBeforeFieldChecks) {

@@ -52,8 +52,7 @@ TEST(Tables, FieldsTileTheInstructionWithTheReservedMask) {
     }
     for (int w = 0; w < kInstrWords; ++w) {
       EXPECT_EQ(used[w] & info.reserved_mask[w], 0u) << "word " << w;
-      // Reserved bits are exactly the bits no field or the opcode uses, except named reserved
-      // fields (MATMUL conv_mode), which are in the mask but in no field.
+      // Reserved bits are exactly the bits no field or the opcode uses.
       EXPECT_EQ(used[w] | info.reserved_mask[w], 0xFFFFFFFFu) << "word " << w;
     }
     for (int r = 0; r < info.num_rules; ++r) {

@@ -103,6 +103,36 @@ const Boundary kBoundaries[] = {
      "MATMUL ub=0 acc=0 rows=0 acc_mode=overwrite new_tile=0", Error::kLengthZero, "rows"},
     {"MATMUL ub=4032 acc=0 rows=64 acc_mode=accumulate new_tile=1",
      "MATMUL ub=4033 acc=0 rows=64 acc_mode=accumulate new_tile=1", Error::kUbRange, "ub"},
+    // MATMUL window fields: 0 without window, image / out_w / strides >= 1 with it; the
+    // window reads its whole image (ub + image_h * image_w <= UB_ROWS), whatever `rows` is.
+    {"MATMUL ub=0 acc=0 rows=4 acc_mode=overwrite new_tile=1 window=0",
+     "MATMUL ub=0 acc=0 rows=4 acc_mode=overwrite new_tile=1 window=0 stride_h=1", Error::kConvConfig, "stride_h"},
+    {"MATMUL ub=0 acc=0 rows=4 acc_mode=overwrite new_tile=1 window=0",
+     "MATMUL ub=0 acc=0 rows=4 acc_mode=overwrite new_tile=1 window=0 stride_w=1", Error::kConvConfig, "stride_w"},
+    {"MATMUL ub=0 acc=0 rows=4 acc_mode=overwrite new_tile=1 window=0",
+     "MATMUL ub=0 acc=0 rows=4 acc_mode=overwrite new_tile=1 window=0 image_w=1", Error::kConvConfig, "image_w"},
+    {"MATMUL ub=0 acc=0 rows=4 acc_mode=overwrite new_tile=1 window=0",
+     "MATMUL ub=0 acc=0 rows=4 acc_mode=overwrite new_tile=1 window=0 image_h=1", Error::kConvConfig, "image_h"},
+    {"MATMUL ub=0 acc=0 rows=4 acc_mode=overwrite new_tile=1 window=0",
+     "MATMUL ub=0 acc=0 rows=4 acc_mode=overwrite new_tile=1 window=0 out_w=1", Error::kConvConfig, "out_w"},
+    {"MATMUL ub=0 acc=0 rows=4 acc_mode=overwrite new_tile=1 window=0",
+     "MATMUL ub=0 acc=0 rows=4 acc_mode=overwrite new_tile=1 window=0 pad_value=-1", Error::kConvConfig, "pad_value"},
+    {"MATMUL ub=0 acc=0 rows=4 acc_mode=overwrite new_tile=1 window=0",
+     "MATMUL ub=0 acc=0 rows=4 acc_mode=overwrite new_tile=1 window=0 y0=-1", Error::kConvConfig, "y0"},
+    {"MATMUL ub=0 acc=0 rows=4 acc_mode=overwrite new_tile=1 window=0",
+     "MATMUL ub=0 acc=0 rows=4 acc_mode=overwrite new_tile=1 window=0 x0=1", Error::kConvConfig, "x0"},
+    {"MATMUL ub=0 acc=0 rows=9 acc_mode=overwrite new_tile=1 window=1 stride_h=1 stride_w=1 image_w=3 image_h=3 out_w=3",
+     "MATMUL ub=0 acc=0 rows=9 acc_mode=overwrite new_tile=1 window=1 stride_h=0 stride_w=1 image_w=3 image_h=3 out_w=3", Error::kConvConfig, "stride_h"},
+    {"MATMUL ub=0 acc=0 rows=9 acc_mode=overwrite new_tile=1 window=1 stride_h=1 stride_w=1 image_w=3 image_h=3 out_w=3",
+     "MATMUL ub=0 acc=0 rows=9 acc_mode=overwrite new_tile=1 window=1 stride_h=1 stride_w=0 image_w=3 image_h=3 out_w=3", Error::kConvConfig, "stride_w"},
+    {"MATMUL ub=0 acc=0 rows=9 acc_mode=overwrite new_tile=1 window=1 stride_h=1 stride_w=1 image_w=3 image_h=3 out_w=3",
+     "MATMUL ub=0 acc=0 rows=9 acc_mode=overwrite new_tile=1 window=1 stride_h=1 stride_w=1 image_w=0 image_h=3 out_w=3", Error::kConvConfig, "image_w"},
+    {"MATMUL ub=0 acc=0 rows=9 acc_mode=overwrite new_tile=1 window=1 stride_h=1 stride_w=1 image_w=3 image_h=3 out_w=3",
+     "MATMUL ub=0 acc=0 rows=9 acc_mode=overwrite new_tile=1 window=1 stride_h=1 stride_w=1 image_w=3 image_h=0 out_w=3", Error::kConvConfig, "image_h"},
+    {"MATMUL ub=0 acc=0 rows=9 acc_mode=overwrite new_tile=1 window=1 stride_h=1 stride_w=1 image_w=3 image_h=3 out_w=3",
+     "MATMUL ub=0 acc=0 rows=9 acc_mode=overwrite new_tile=1 window=1 stride_h=1 stride_w=1 image_w=3 image_h=3 out_w=0", Error::kConvConfig, "out_w"},
+    {"MATMUL ub=4087 acc=0 rows=9 acc_mode=overwrite new_tile=1 window=1 stride_h=1 stride_w=1 image_w=3 image_h=3 out_w=3",
+     "MATMUL ub=4088 acc=0 rows=9 acc_mode=overwrite new_tile=1 window=1 stride_h=1 stride_w=1 image_w=3 image_h=3 out_w=3", Error::kUbRange, "ub"},
     {"MATMUL ub=0 acc=960 rows=64 acc_mode=overwrite new_tile=1",
      "MATMUL ub=0 acc=961 rows=64 acc_mode=overwrite new_tile=1", Error::kAccRange, "acc"},
     {"MATMUL ub=0 acc=0 rows=1024 acc_mode=overwrite new_tile=1",
@@ -280,8 +310,8 @@ TEST(Validate, MessagesNameTheFieldTheRuleAndTheValues) {
   const Violation v =
       Explain(Parse("MATMUL ub=4090 acc=0 rows=64 acc_mode=overwrite new_tile=0"), DeviceLimits{});
   EXPECT_EQ(v.message,
-            "field 'ub' = 4090 out of range: need ub + rows <= UB_ROWS (ub = 4090, rows = 64, "
-            "UB_ROWS = 4096) -> UB_RANGE");
+            "field 'ub' = 4090 out of range: need ub + rows <= UB_ROWS when window == 0 (ub = "
+            "4090, rows = 64, UB_ROWS = 4096, window = 0) -> UB_RANGE");
   const Violation w =
       Explain(Parse("READ_HOST target=ub host=0x1000 dest=504 length=100"), Small());
   EXPECT_EQ(w.message,

@@ -22,7 +22,7 @@ TEST(MachineErrors, DecodeErrorsStopAtTheFailingInstruction) {
       {isa::Error::kIllegalOpcode, ".words 0 0 0 0"},
       {isa::Error::kIllegalOpcode, ".words 0x50 0 0 0"},
       {isa::Error::kReservedNonzero, ".words 0x102 0 0 0"},
-      {isa::Error::kReservedNonzero, ".words 0x10000030 0 1 0"},
+      {isa::Error::kReservedNonzero, ".words 0x40000030 0 1 0"},
       {isa::Error::kLengthZero, "READ_HOST target=ub host=0 dest=0 length=0"},
       {isa::Error::kLengthZero, "READ_WEIGHTS dram_tile=0 tiles=0"},
       {isa::Error::kUbRange, "READ_HOST target=ub host=0 dest=63 length=9"},

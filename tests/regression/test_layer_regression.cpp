@@ -52,10 +52,20 @@ namespace {
 
 sys::TpuSystem* g_system = nullptr;
 
-enum class LayerType { kDense, kConv2d, kPoolMax, kPoolAvg, kActivationClamp, kActivationLut };
+// kConv2d lowers by host im2col, kConv2dWindow by the MATMUL sliding window (shapes from the
+// same generator). The values seed each case's generator: new types go at the end.
+enum class LayerType {
+  kDense,
+  kConv2d,
+  kPoolMax,
+  kPoolAvg,
+  kActivationClamp,
+  kActivationLut,
+  kConv2dWindow
+};
 
 constexpr LayerType kAllTypes[] = {LayerType::kDense,           LayerType::kConv2d,
-                                   LayerType::kPoolMax,         LayerType::kPoolAvg,
+                                   LayerType::kConv2dWindow,    LayerType::kPoolMax,         LayerType::kPoolAvg,
                                    LayerType::kActivationClamp, LayerType::kActivationLut};
 
 const char* TypeName(LayerType type);
@@ -69,6 +79,8 @@ const char* TypeName(LayerType type) {
       return "dense";
     case LayerType::kConv2d:
       return "conv2d";
+    case LayerType::kConv2dWindow:
+      return "conv2d_window";
     case LayerType::kPoolMax:
       return "pool_max";
     case LayerType::kPoolAvg:
@@ -366,6 +378,7 @@ Case MakeCase(LayerType type, int64_t seed) {
       MakeDense(rng, &c);
       break;
     case LayerType::kConv2d:
+    case LayerType::kConv2dWindow:
       MakeConv(rng, &c);
       break;
     case LayerType::kPoolMax:
@@ -386,6 +399,7 @@ golden::Tensor<int8_t> Golden(const Case& c) {
       return golden::Dense(c.input, c.dense.weights, c.dense.bias, c.dense.input_zero_point,
                            c.dense.requant);
     case LayerType::kConv2d:
+    case LayerType::kConv2dWindow:
       return golden::Conv2d(c.input, c.conv.weights, c.conv.bias, c.conv.params, c.conv.requant);
     case LayerType::kPoolMax:
       return golden::MaxPool2d(c.input, c.pool.params);
@@ -409,7 +423,12 @@ runtime::DenseProgram Lower(const Case& c, const isa::DeviceLimits& limits,
     case LayerType::kDense:
       return runtime::LowerDense(c.input, c.dense, limits, region);
     case LayerType::kConv2d:
-      return runtime::LowerConv2d(c.input, c.conv, limits, region);
+    case LayerType::kConv2dWindow: {
+      runtime::LoweringOptions options;
+      options.conv = c.type == LayerType::kConv2d ? runtime::ConvLowering::kIm2col
+                                                  : runtime::ConvLowering::kWindow;
+      return runtime::LowerConv2d(c.input, c.conv, limits, region, options);
+    }
     case LayerType::kPoolMax:
     case LayerType::kPoolAvg:
       return runtime::LowerPool(c.input, c.pool, limits, region);
@@ -524,6 +543,10 @@ TEST(ShapeGenerator, ShortSeedsCoverEveryOption) {
        {"kernel1", "kernel3", "kernel5", "kernel_w!=kernel_h", "stride1", "stride2",
         "stride_w!=stride_h", "SAME", "VALID", "per-channel", "per-tensor", "batch>1", "odd",
         "channels%16!=0"}},
+      {LayerType::kConv2dWindow,
+       {"kernel1", "kernel3", "kernel5", "kernel_w!=kernel_h", "stride1", "stride2",
+        "stride_w!=stride_h", "SAME", "VALID", "per-channel", "per-tensor", "batch>1", "odd",
+        "channels%16!=0"}},
       {LayerType::kPoolMax,
        {"stride1", "stride2", "stride_w!=stride_h", "window_w!=window_h", "SAME", "VALID",
         "batch>1", "odd", "channels%16!=0", "clamp", "no-clamp"}},
@@ -564,7 +587,10 @@ TEST(ShapeGenerator, CasesAreValidAndSpread) {
       golden::Tensor<int8_t> y;
       ASSERT_NO_THROW(y = Golden(c)) << TypeName(type) << " seed " << seed << ": " << c.description;
       ASSERT_FALSE(y.data.empty()) << c.description;
-      if (type != LayerType::kDense && type != LayerType::kConv2d) continue;
+      if (type != LayerType::kDense && type != LayerType::kConv2d &&
+          type != LayerType::kConv2dWindow) {
+        continue;
+      }
       size_t inside = 0;
       for (int8_t v : y.data) inside += v > c.out_min && v < c.out_max;
       all_inside += inside;

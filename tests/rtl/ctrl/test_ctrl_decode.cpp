@@ -79,11 +79,13 @@ class InstrGen {
     const isa::InstrInfo& info = isa::kInstrs[Uniform(0, std::size(isa::kInstrs) - 1)];
     isa::SetBits(&w, 0, 8, uint64_t(info.opcode));
     const bool pooled = info.opcode == isa::Opcode::kActivate && Chance(2);
+    const bool windowed = info.opcode == isa::Opcode::kMatmul && !Chance(3);
     for (int f = 0; f < info.num_fields; ++f) {
       const isa::FieldInfo& fi = info.fields[f];
       isa::SetBits(&w, fi.lsb, fi.width, FieldValue(fi.width));
     }
     if (pooled) Pooling(info, &w);
+    if (windowed) Window(info, &w);
     if (Chance(10)) {  // one reserved bit set, if the instruction has any
       std::vector<int> bits;
       for (int b = 0; b < 128; ++b) {
@@ -159,6 +161,47 @@ class InstrGen {
                              pool_out(iw, ww, sw);
     if (Chance(2)) {
       set("ub", std::max<int64_t>(0, ub_rows_ - out_rows + int64_t(Uniform(0, 2)) - 1));
+    } else if (Chance(2)) {
+      set("ub", int64_t(Uniform(0, 64)));
+    }
+  }
+
+  // Consistent MATMUL window fields (window=1: strides, image and output width >= 1; window=0:
+  // every window field 0), with an occasional field broken, rows and acc small enough to pass
+  // ACC_RANGE mostly, and ub often at the UB_RANGE boundary of either mode.
+  void Window(const isa::InstrInfo& info, isa::Words* w) {
+    auto set = [&](const char* name, int64_t v) {
+      for (int f = 0; f < info.num_fields; ++f) {
+        const isa::FieldInfo& fi = info.fields[f];
+        if (std::string(fi.name) == name) isa::SetBits(w, fi.lsb, fi.width, uint64_t(v));
+      }
+    };
+    const bool window = !Chance(3);
+    const int64_t ih = Chance(4) ? int64_t(Uniform(1, 255)) : int64_t(Uniform(1, 12));
+    const int64_t iw = Chance(4) ? int64_t(Uniform(1, 255)) : int64_t(Uniform(1, 12));
+    const int64_t rows = int64_t(Uniform(1, 40));
+    set("window", window ? 1 : 0);
+    set("rows", rows);
+    set("acc", int64_t(Uniform(0, 16)));
+    static const char* const kFields[] = {"stride_h", "stride_w", "image_w", "image_h",
+                                          "out_w",    "pad_value", "y0",     "x0"};
+    if (window) {
+      set("stride_h", int64_t(Uniform(1, 7)));
+      set("stride_w", int64_t(Uniform(1, 7)));
+      set("image_h", ih);
+      set("image_w", iw);
+      set("out_w", int64_t(Uniform(1, 255)));
+      set("pad_value", int64_t(Uniform(0, 255)));
+      set("y0", int64_t(Uniform(0, 1023)));
+      set("x0", int64_t(Uniform(0, 31)));
+      if (Chance(6)) set(kFields[Uniform(0, 4)], 0);  // a required field 0
+    } else {
+      for (const char* f : kFields) set(f, 0);
+      if (Chance(6)) set(kFields[Uniform(0, 7)], int64_t(Uniform(1, 3)));  // a stray field
+    }
+    const int64_t span = window ? ih * iw : rows;  // UB rows the rule covers
+    if (Chance(2)) {
+      set("ub", std::max<int64_t>(0, ub_rows_ - span + int64_t(Uniform(0, 2)) - 1));
     } else if (Chance(2)) {
       set("ub", int64_t(Uniform(0, 64)));
     }
@@ -245,15 +288,107 @@ class CtrlDecodeTest : public ::testing::TestWithParam<Variant> {
 };
 
 // Thousands of random instructions with random stalls on both sides; every error code of the
-// checks (OK and 1..11) must come out, so that each check is exercised both ways.
+// checks (OK and 1..12) must come out, so that each check is exercised both ways.
 TEST_P(CtrlDecodeTest, RandomInstructionsWithStalls) {
   const auto hist = Run(20000, 60, 60);
   std::string counts;
-  for (int code = 0; code <= 11; ++code) counts += " " + std::to_string(hist[code]);
-  std::printf("results per error code 0..11:%s\n", counts.c_str());
-  for (int code = 0; code <= 11; ++code) {
+  for (int code = 0; code <= 12; ++code) counts += " " + std::to_string(hist[code]);
+  std::printf("results per error code 0..12:%s\n", counts.c_str());
+  for (int code = 0; code <= 12; ++code) {
     EXPECT_GT(hist[code], 0) << "no instruction raised " << isa::ErrorName(isa::Error(code))
                              << " (seed " << seed_ << ")";
+  }
+}
+
+// MATMUL window rules, directed: each instruction through the DUT, its code equal to
+// tpu::isa::Check's and to the code the rule order of docs/isa.md gives.
+TEST_P(CtrlDecodeTest, MatmulWindowRules) {
+  const int64_t ub_rows = limits_.ub_rows, acc_rows = limits_.acc_rows;
+  auto win = [](int64_t ub, int64_t rows, int64_t ih, int64_t iw) {
+    isa::Matmul m;
+    m.ub = uint32_t(ub);
+    m.rows = uint32_t(rows);
+    m.new_tile = true;
+    m.window = true;
+    m.stride_h = 2;
+    m.stride_w = 1;
+    m.image_h = uint32_t(ih);
+    m.image_w = uint32_t(iw);
+    m.out_w = 3;
+    m.pad_value = -5;
+    m.y0 = -1;
+    m.x0 = -1;
+    return m;
+  };
+  struct Case {
+    const char* what;
+    isa::Matmul m;
+    isa::Error want;
+  };
+  std::vector<Case> cases;
+  cases.push_back({"window image ends at UB_ROWS", win(ub_rows - 6, 4, 2, 3), isa::Error::kOk});
+  cases.push_back({"window image one past UB_ROWS", win(ub_rows - 5, 4, 2, 3),
+                   isa::Error::kUbRange});
+  // Rows may exceed the image's UB rows (padding taps): only the image counts.
+  cases.push_back({"window rows beyond the image", win(ub_rows - 6, 12, 2, 3), isa::Error::kOk});
+  cases.push_back({"window ACC_RANGE", win(0, acc_rows + 1, 2, 3), isa::Error::kAccRange});
+  {
+    Case c{"window stride_h 0", win(0, 4, 2, 3), isa::Error::kConvConfig};
+    c.m.stride_h = 0;
+    cases.push_back(c);
+  }
+  {
+    Case c{"window stride_w 0", win(0, 4, 2, 3), isa::Error::kConvConfig};
+    c.m.stride_w = 0;
+    cases.push_back(c);
+  }
+  {
+    Case c{"window out_w 0 before UB_RANGE", win(ub_rows, 4, 2, 3), isa::Error::kConvConfig};
+    c.m.out_w = 0;
+    cases.push_back(c);
+  }
+  cases.push_back({"window image_h 0", win(0, 4, 0, 3), isa::Error::kConvConfig});
+  cases.push_back({"window image_w 0", win(0, 4, 2, 0), isa::Error::kConvConfig});
+  {
+    Case c{"window rows 0 before CONV_CONFIG", win(0, 0, 0, 3), isa::Error::kLengthZero};
+    cases.push_back(c);
+  }
+  const char* const kStray[] = {"stride_h", "stride_w", "image_w", "image_h",
+                                "out_w",    "pad_value", "y0",     "x0"};
+  for (int f = 0; f < 8; ++f) {
+    isa::Matmul m;
+    m.ub = uint32_t(ub_rows);  // UB_RANGE too: CONV_CONFIG comes first
+    m.rows = 4;
+    m.new_tile = true;
+    uint32_t* const fields[] = {&m.stride_h, &m.stride_w, &m.image_w, &m.image_h, &m.out_w};
+    if (f < 5) {
+      *fields[f] = 1;
+    } else {
+      (f == 5 ? m.pad_value : f == 6 ? m.y0 : m.x0) = -1;
+    }
+    cases.push_back({kStray[f], m, isa::Error::kConvConfig});
+  }
+  {
+    isa::Matmul m;
+    m.ub = uint32_t(ub_rows - 4);
+    m.rows = 5;
+    cases.push_back({"plain UB_RANGE", m, isa::Error::kUbRange});
+    m.rows = 4;
+    cases.push_back({"plain ends at UB_ROWS", m, isa::Error::kOk});
+  }
+
+  dut_->SetOutReady(true);
+  for (const Case& c : cases) {
+    const isa::Words words = isa::Encode(c.m);
+    dut_->SetIn(true, words);
+    dut_->Tick();
+    dut_->SetIn(false, words);
+    dut_->Eval();
+    ASSERT_TRUE(dut_->out_valid()) << c.what;
+    EXPECT_EQ(int(isa::Check(words, limits_)), int(c.want))
+        << c.what << ": " << isa::Disassemble(words);
+    EXPECT_EQ(dut_->out_error(), int(c.want)) << c.what << ": " << isa::Disassemble(words);
+    dut_->Tick();
   }
 }
 
