@@ -39,6 +39,7 @@ struct WindowPlan {
   int64_t out_ub = 0;      // host sink: buffers at out_ub, out_ub + lines * OW; UB sink: slices
   int64_t dram_tile_base = 0, param_set_base = 0;
   int32_t pad_value = 0;
+  bool stream_weights = false;  // dense_plan.h StreamWeights
   uint64_t weights_host = 0, params_host = 0, x_host = 0, y_host = 0;
 
   int64_t chunks() const { return batch * bands; }
@@ -80,6 +81,17 @@ golden::Tensor<int8_t> PaddedWeights(const Conv2dLayer& layer, int64_t c_pad) {
     }
   }
   return w;
+}
+
+// One READ_HOST of output tile j's taps() weight tiles into DRAM (consecutive in the host image
+// and in DRAM), just ahead of their first use so that the upload overlaps the MATMULs; signals
+// t1, which the READ_WEIGHTS of step j waits for.
+void EmitLoadWeights(const WindowPlan& p, int64_t j, ProgramBuilder& builder) {
+  const int64_t tile_bytes = p.n * p.n;
+  const int64_t first = j * p.taps();
+  builder.ReadHost(isa::Target::kDram, p.weights_host + static_cast<uint64_t>(first * tile_bytes),
+                   (p.dram_tile_base + first) * tile_bytes, p.taps() * tile_bytes, 0,
+                   kTokWeights);
 }
 
 void EmitReadWeights(const WindowPlan& p, int64_t s, uint8_t wait, ProgramBuilder& builder) {
@@ -304,6 +316,7 @@ DenseProgram LowerConv2dWindow(const golden::Tensor<int8_t>& input, const Conv2d
   p.dram_tile_base = options.dram_tile_base;
   p.param_set_base = options.param_set_base;
   const int64_t tiles = p.n_tiles * p.taps();
+  p.stream_weights = StreamWeights(p.n_tiles, tiles * p.n * p.n);
   const int64_t dram_tiles = limits.dram_bytes / (p.n * p.n);
   if (p.dram_tile_base < 0 || p.dram_tile_base + tiles > dram_tiles) {
     Fail(what, Str(tiles) + " weight tiles (KH*KW*ceil(Cin/N) = " + Str(p.taps()) + " per " +
@@ -342,8 +355,12 @@ DenseProgram LowerConv2dWindow(const golden::Tensor<int8_t>& input, const Conv2d
 
   // Instructions.
   ProgramBuilder builder(limits);
-  builder.ReadHost(isa::Target::kDram, p.weights_host, p.dram_tile_base * p.n * p.n,
-                   tiles * p.n * p.n, 0, kTokWeights);
+  if (p.stream_weights) {
+    EmitLoadWeights(p, 0, builder);
+  } else {
+    builder.ReadHost(isa::Target::kDram, p.weights_host, p.dram_tile_base * p.n * p.n,
+                     tiles * p.n * p.n, 0, kTokWeights);
+  }
   builder.ReadHost(isa::Target::kParam, p.params_host, p.param_set_base * 9 * p.n,
                    p.n_tiles * 9 * p.n, 0, kTokParams);
   if (p.input_from_host) {
@@ -352,7 +369,12 @@ DenseProgram LowerConv2dWindow(const golden::Tensor<int8_t>& input, const Conv2d
   EmitReadWeights(p, 0, kTokWeights, builder);
   const int64_t steps = p.steps();
   for (int64_t s = 0; s < steps; ++s) {
-    if (s + 1 < steps) EmitReadWeights(p, s + 1, 0, builder);
+    if (p.stream_weights && s + 1 < p.n_tiles) {  // first band: tile s + 1's weights upload now
+      EmitLoadWeights(p, s + 1, builder);
+      EmitReadWeights(p, s + 1, kTokWeights, builder);
+    } else if (s + 1 < steps) {
+      EmitReadWeights(p, s + 1, 0, builder);
+    }
     EmitMatmuls(p, s, builder);
     if (s >= 1) EmitFinish(p, layer.requant, s - 1, builder);
   }

@@ -10,8 +10,11 @@
 // cancel exactly like golden's zero-point padding).
 //
 // The output is computed in chunks: bands of whole output lines of one image (lines * OW <=
-// ACC_ROWS / 2, one accumulator region). Step s = chunk i * n_tiles + output tile j: the
-// READ_WEIGHTS of step s + 1 (KH * KW * ctiles tiles), then KH * KW * ctiles window MATMULs
+// ACC_ROWS / 2, one accumulator region). Step s = chunk i * n_tiles + output tile j: in the
+// first band, for 64 KiB of weights or more (dense_plan.h StreamWeights), the READ_HOST of
+// output tile s + 1's weights into DRAM (so the weight upload overlaps the MATMULs instead of
+// preceding them), the READ_WEIGHTS of step s + 1 (KH * KW *
+// ctiles tiles), then KH * KW * ctiles window MATMULs
 // into accumulator region s % 2 (overwrite, then accumulate) with
 //   y0 = oy0 * stride_h + ky - pad_top, x0 = kx - pad_left (TensorFlow SAME: pad_top =
 //   floor(total / 2)), ub = slice ct of image b,

@@ -17,6 +17,16 @@ void EmitLoadChunk(const LayerPlan& plan, int64_t i, uint8_t wait, ProgramBuilde
                    plan.InRow(i, 0), block, wait, kTokInput);
 }
 
+// One READ_HOST of output tile j's k_tiles weight tiles into DRAM (they are consecutive in the
+// host image and in DRAM); signals t1.
+void EmitLoadWeights(const LayerPlan& plan, int64_t j, ProgramBuilder& builder) {
+  const int64_t tile_bytes = plan.n * plan.n;
+  const int64_t first = j * plan.k_tiles;
+  builder.ReadHost(isa::Target::kDram, plan.weights_host + static_cast<uint64_t>(first * tile_bytes),
+                   (plan.dram_tile_base + first) * tile_bytes, plan.k_tiles * tile_bytes, 0,
+                   kTokWeights);
+}
+
 void EmitReadWeights(const LayerPlan& plan, int64_t s, uint8_t wait, ProgramBuilder& builder) {
   isa::ReadWeights rw;
   rw.dram_tile = static_cast<uint32_t>(plan.dram_tile_base + (s % plan.n_tiles) * plan.k_tiles);
@@ -82,8 +92,12 @@ void EmitFinish(const LayerPlan& plan, const golden::RequantParams& requant, int
 
 void EmitSetup(const LayerPlan& plan, ProgramBuilder& builder) {
   const int64_t n = plan.n;
-  builder.ReadHost(isa::Target::kDram, plan.weights_host, plan.dram_tile_base * n * n,
-                   plan.n_tiles * plan.k_tiles * n * n, 0, kTokWeights);
+  if (plan.stream_weights) {
+    EmitLoadWeights(plan, 0, builder);
+  } else {
+    builder.ReadHost(isa::Target::kDram, plan.weights_host, plan.dram_tile_base * n * n,
+                     plan.n_tiles * plan.k_tiles * n * n, 0, kTokWeights);
+  }
   builder.ReadHost(isa::Target::kParam, plan.params_host, plan.param_set_base * 9 * n,
                    plan.n_tiles * 9 * n, 0, kTokParams);
   if (plan.source == InputSource::kHostResident) {
@@ -104,7 +118,12 @@ void EmitSteps(const LayerPlan& plan, const golden::RequantParams& requant,
   for (int64_t s = 0; s < steps; ++s) {
     const int64_t i = s / plan.n_tiles;
     const int64_t j = s % plan.n_tiles;
-    if (s + 1 < steps) EmitReadWeights(plan, s + 1, 0, builder);
+    if (plan.stream_weights && s + 1 < plan.n_tiles) {
+      EmitLoadWeights(plan, s + 1, builder);
+      EmitReadWeights(plan, s + 1, kTokWeights, builder);
+    } else if (s + 1 < steps) {
+      EmitReadWeights(plan, s + 1, 0, builder);
+    }
     if (plan.source == InputSource::kHostStreamed && j == 0 && i + 1 < plan.chunks) {
       EmitLoadChunk(plan, i + 1, i + 1 >= 2 ? kTokInputFree : 0, builder);
     }

@@ -3,7 +3,11 @@
 //
 //   setup     READ_HOST weights -> DRAM (+t1), parameter sets (+t2), x or its first chunk (+t0)
 //   prefetch  READ_WEIGHTS of step 0 (t1)
-//   step s    READ_WEIGHTS of step s+1; the next chunk's input (streamed, at a chunk's first
+//   step s    with streamed weights (plan.stream_weights: dense_plan.h StreamWeights), while s + 1 < n_tiles: the READ_HOST
+//             of output tile s+1's weights (+t1) and READ_WEIGHTS of step s+1 waits t1 (setup
+//             then loads only output tile 0's weights, so the weight upload overlaps the
+//             MATMULs instead of preceding them); else READ_WEIGHTS of step s+1;
+//             the next chunk's input (streamed, at a chunk's first
 //             step; waits t7 for its buffer); MATMULs of step s (k tiles, accumulating; the
 //             first waits t4 for its region once s >= 2 and t0 for its input, the last signals
 //             t3, and t7 when its chunk's buffer is next reused); then ACTIVATE of step s-1

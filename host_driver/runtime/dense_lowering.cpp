@@ -214,6 +214,8 @@ DenseProgram LowerDenseChain(const golden::Tensor<int8_t>& x, const DenseLayer& 
   program.host_bytes = host.used();
 
   ProgramBuilder builder(limits);
+  plan1.stream_weights = false;
+  plan2.stream_weights = false;
   EmitSetup(plan1, builder);
   EmitSetup(plan2, builder);
   EmitPrefetch(plan1, builder);

@@ -53,6 +53,7 @@ LayerPlan PlanLayer(const PlanRequest& request, const isa::DeviceLimits& limits,
   plan.region_rows = limits.acc_rows / 2;
   plan.dram_tile_base = request.dram_tile_base;
   plan.param_set_base = request.param_set_base;
+  plan.stream_weights = StreamWeights(plan.n_tiles, plan.k_tiles * plan.n_tiles * plan.n * plan.n);
   if (request.m < 1) throw std::invalid_argument(what + ": M must be >= 1");
 
   // Device resources that do not depend on the chunking.

@@ -5,6 +5,7 @@
 // tokens, finishes in every schedule tried and leaves all counters at 0.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <variant>
 
 #include "golden/dense.h"
@@ -65,6 +66,26 @@ TEST(DenseLowering, LargeShapes) {
   CheckDense(SmallN16(), 300, 200, 70, rng, {}, 1);  // x streamed in chunks
   CheckDense(DefaultN16(), 1100, 40, 20, rng);       // M over two accumulator regions
   CheckDense(SmallN8(), 200, 130, 100, rng, {}, 0);  // many small chunks, 17 K tiles
+}
+
+// 64 KiB of weights or more upload per output tile, each READ_HOST just ahead of the READ_WEIGHTS
+// that waits for it (t1): bit-exact, race-free in every schedule tried, one READ_HOST per output
+// tile plus parameters and x; smaller layers upload all their weights at once.
+TEST(DenseLowering, StreamsLargeWeightsPerOutputTile) {
+  std::mt19937_64 rng(TestSeed());
+  CheckDense(DefaultN16(), 40, 256, 256, rng);    // 16 x 16 tiles = 64 KiB, one chunk
+  CheckDense(DefaultN16(), 600, 256, 300, rng);   // two chunks: the second reuses the DRAM tiles
+  CheckDense(DefaultN16(), 40, 256, 250, rng, {}, 1);  // 16 x 16 tiles, last output tile partial
+  auto read_hosts = [&](int64_t k, int64_t nout) {
+    const DenseProgram p = LowerDense(RandomInt8(rng, 8, k), RandomDenseLayer(rng, k, nout),
+                                      DefaultN16(), kRegion);
+    EXPECT_EQ(p.plans[0].stream_weights, k * nout >= 64 * 1024 && nout > 16);
+    return std::count_if(p.instrs.begin(), p.instrs.end(), [](const isa::Instr& i) {
+      return std::holds_alternative<isa::ReadHost>(i);
+    });
+  };
+  EXPECT_EQ(read_hosts(256, 256), 16 + 2);
+  EXPECT_EQ(read_hosts(256, 240), 3);  // 60 KiB: one upload
 }
 
 TEST(DenseLowering, ChunkedWithinUbWindowAndOffsets) {
