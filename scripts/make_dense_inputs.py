@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Writes a seeded random int8 dense layer as .npy files for `tpu dense`: x.npy (M, K) int8,
-w.npy (K, N) int8 and b.npy (N,) int32 in OUT_DIR. Standard library only (no NumPy needed):
-the files are NumPy format 1.0, as np.save writes them.
+w.npy (K, N) int8 and b.npy (N,) int32 in OUT_DIR; with --conv H,W,KH,KW a conv2d layer for
+`tpu conv2d` instead: x.npy (M, H, W, K) and w.npy (KH, KW, K, N). Standard library only (no
+NumPy needed): the files are NumPy format 1.0, as np.save writes them.
 
   scripts/make_dense_inputs.py --m 256 --k 512 --n 256 --seed 1 build/run
+  scripts/make_dense_inputs.py --m 1 --k 32 --n 32 --conv 8,8,3,3 build/waves/conv
 """
 import argparse
 import os
@@ -30,20 +32,33 @@ def main():
     p.add_argument("--k", type=int, default=512, help="inputs per row")
     p.add_argument("--n", type=int, default=256, help="outputs per row")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--conv", metavar="H,W,KH,KW",
+                   help="a conv2d layer: M images of H x W pixels of K channels, KH x KW kernel")
     p.add_argument("out_dir")
     a = p.parse_args()
     for name, value in (("--m", a.m), ("--k", a.k), ("--n", a.n)):
         if value < 1:
             p.error("%s must be at least 1, got %d" % (name, value))
+    conv = None
+    if a.conv is not None:
+        try:
+            conv = [int(v) for v in a.conv.split(",")]
+        except ValueError:
+            conv = []
+        if len(conv) != 4 or min(conv) < 1:
+            p.error("--conv wants H,W,KH,KW (four integers >= 1), got %r" % a.conv)
+    x_shape = (a.m, a.k) if conv is None else (a.m, conv[0], conv[1], a.k)
+    w_shape = (a.k, a.n) if conv is None else (conv[2], conv[3], a.k, a.n)
+    size = lambda shape: eval("*".join(map(str, shape)))
     rng = random.Random(a.seed)
     os.makedirs(a.out_dir, exist_ok=True)
     int8 = lambda count: [rng.randint(-128, 127) for _ in range(count)]
-    save_npy(os.path.join(a.out_dir, "x.npy"), "|i1", (a.m, a.k), int8(a.m * a.k))
-    save_npy(os.path.join(a.out_dir, "w.npy"), "|i1", (a.k, a.n), int8(a.k * a.n))
+    save_npy(os.path.join(a.out_dir, "x.npy"), "|i1", x_shape, int8(size(x_shape)))
+    save_npy(os.path.join(a.out_dir, "w.npy"), "|i1", w_shape, int8(size(w_shape)))
     save_npy(os.path.join(a.out_dir, "b.npy"), "<i4", (a.n,),
              [rng.randint(-20000, 20000) for _ in range(a.n)])
-    print("wrote x.npy (%d, %d) int8, w.npy (%d, %d) int8, b.npy (%d,) int32 in %s"
-          % (a.m, a.k, a.k, a.n, a.n, a.out_dir))
+    print("wrote x.npy %s int8, w.npy %s int8, b.npy (%d,) int32 in %s"
+          % (x_shape, w_shape, a.n, a.out_dir))
 
 
 if __name__ == "__main__":

@@ -25,11 +25,13 @@ void PutLe32(std::vector<uint8_t>& bytes, std::size_t at, int32_t value) {
   for (int b = 0; b < 4; ++b) bytes[at + static_cast<std::size_t>(b)] = (u >> (8 * b)) & 0xff;
 }
 
-// The tiling of the pass: steps over channel tiles (outer) and groups of whole units (inner).
+// The tiling of the pass: steps over channel tiles (outer) and chunks (inner): groups of whole
+// units, or the pass's bands.
 struct PassPlan {
   int64_t n = 0, m = 0, m_out = 0, channels = 0, c_tiles = 0;
   int64_t unit_rows = 0, unit_out_rows = 0, units = 0;
-  int64_t group_units = 0, groups = 0;
+  int64_t group_units = 0;
+  std::vector<IdentityBand> chunks;  // the same for every channel tile
   int64_t regions = 2, region_rows = 0;
   int64_t in_ub[2] = {0, 0}, out_ub[2] = {0, 0};
   int64_t dram_tile = 0, param_set = 0;
@@ -39,34 +41,36 @@ struct PassPlan {
   // tensor's slices (slice j at + j * m, resp. + j * m_out), -1 when it crosses PCIe.
   int64_t in_resident = -1, out_resident = -1;
 
-  int64_t steps() const { return c_tiles * groups; }
-  int64_t Tile(int64_t s) const { return s / groups; }
-  int64_t FirstUnit(int64_t s) const { return (s % groups) * group_units; }
-  int64_t Units(int64_t s) const { return std::min(group_units, units - FirstUnit(s)); }
+  int64_t groups() const { return static_cast<int64_t>(chunks.size()); }
+  int64_t steps() const { return c_tiles * groups(); }
+  int64_t Tile(int64_t s) const { return s / groups(); }
+  const IdentityBand& Chunk(int64_t s) const {
+    return chunks[static_cast<std::size_t>(s % groups())];
+  }
   int64_t AccRow(int64_t s) const { return (s % regions) * region_rows; }
   // Where step s's MATMUL reads and its ACTIVATE writes.
   int64_t InRow(int64_t s) const {
     if (in_resident < 0) return in_ub[s % 2];
-    return in_resident + Tile(s) * m + FirstUnit(s) * unit_rows;
+    return in_resident + Tile(s) * m + Chunk(s).in_row;
   }
   int64_t OutRow(int64_t s) const {
     if (out_resident < 0) return out_ub[s % 2];
-    return out_resident + Tile(s) * m_out + FirstUnit(s) * unit_out_rows;
+    return out_resident + Tile(s) * m_out + Chunk(s).out_row;
   }
 };
 
 void EmitLoad(const PassPlan& p, int64_t s, ProgramBuilder& builder) {
   if (p.in_resident >= 0) return;  // already in the UB
-  const int64_t row = p.Tile(s) * p.m + p.FirstUnit(s) * p.unit_rows;
+  const int64_t row = p.Tile(s) * p.m + p.Chunk(s).in_row;
   builder.ReadHost(isa::Target::kUb, p.x_host + static_cast<uint64_t>(row * p.n), p.in_ub[s % 2],
-                   p.Units(s) * p.unit_rows * p.n, s >= 2 ? kTokInputFree : 0, kTokInput);
+                   p.Chunk(s).in_rows * p.n, s >= 2 ? kTokInputFree : 0, kTokInput);
 }
 
 void EmitMatmul(const PassPlan& p, int64_t s, ProgramBuilder& builder) {
-  isa::Matmul mm;
+  isa::Matmul mm = p.Chunk(s).window;  // the window fields, if any
   mm.ub = static_cast<uint32_t>(p.InRow(s));
   mm.acc = static_cast<uint32_t>(p.AccRow(s));
-  mm.rows = static_cast<uint32_t>(p.Units(s) * p.unit_rows);
+  mm.rows = static_cast<uint32_t>(p.Chunk(s).acc_rows);
   mm.acc_mode = isa::AccMode::kOverwrite;
   mm.new_tile = s == 0;  // the identity tile stays in the MXU for every later MATMUL
   const bool loaded = p.in_resident < 0;  // input buffers filled by READ_HOST
@@ -80,7 +84,8 @@ void EmitFinish(const PassPlan& p, const isa::Activate& fields, int64_t s,
   isa::Activate act = fields;
   act.acc = static_cast<uint32_t>(p.AccRow(s));
   act.ub = static_cast<uint32_t>(p.OutRow(s));
-  act.rows = static_cast<uint32_t>(p.Units(s) * p.unit_rows);
+  act.rows = static_cast<uint32_t>(p.Chunk(s).acc_rows);
+  if (p.Chunk(s).image_h > 0) act.image_h = p.Chunk(s).image_h;
   act.param_set = static_cast<uint32_t>(p.param_set);
   act.zero_point = 0;
   act.lut = p.lut;
@@ -91,9 +96,9 @@ void EmitFinish(const PassPlan& p, const isa::Activate& fields, int64_t s,
   if (!to_host) return;  // stays in the UB for the next program
   isa::WriteHost wh;
   wh.ub = act.ub;
-  const int64_t row = p.Tile(s) * p.m_out + p.FirstUnit(s) * p.unit_out_rows;
+  const int64_t row = p.Tile(s) * p.m_out + p.Chunk(s).out_row;
   wh.host = p.y_host + static_cast<uint64_t>(row * p.n);
-  wh.length = static_cast<uint32_t>(p.Units(s) * p.unit_out_rows * p.n);
+  wh.length = static_cast<uint32_t>(p.Chunk(s).out_rows * p.n);
   wh.wait = kTokOutputFull;
   wh.signal = s + 2 < p.steps() ? kTokOutputFree : 0;
   builder.Add(wh);
@@ -145,16 +150,38 @@ DenseProgram LowerIdentityPass(const golden::Tensor<int8_t>& x, const IdentityPa
   p.m_out = p.units * p.unit_out_rows;
   p.lut = pass.lut.has_value();
 
-  // Accumulators: two regions when a unit fits in half of them, else one spanning all.
+  // Accumulators: two regions when a unit (or every band) fits in half of them, else one
+  // spanning all.
   const int64_t acc_limit = std::min<int64_t>(limits.acc_rows, kActivateMaxRows);
-  if (p.unit_rows > acc_limit) {
-    throw std::invalid_argument(
-        what + ": an image of " + std::to_string(p.unit_rows) +
-        " pixels does not fit the accumulators (at most " + std::to_string(acc_limit) +
-        " rows: ACC_ROWS = " + std::to_string(limits.acc_rows) +
-        ", ACTIVATE rows <= 4095); pooling an image in bands is not implemented yet");
+  const bool banded = !pass.bands.empty();
+  int64_t chunk_acc_rows = p.unit_rows;  // the largest MATMUL
+  for (const IdentityBand& band : pass.bands) {
+    if (band.in_row < 0 || band.in_rows < 1 || band.in_row + band.in_rows > p.m ||
+        band.acc_rows < 1 || band.out_row < 0 || band.out_rows < 1 ||
+        band.out_row + band.out_rows > p.m_out ||
+        (!band.window.window && band.acc_rows != band.in_rows)) {
+      throw std::invalid_argument(what + ": a band (input rows " + std::to_string(band.in_row) +
+                                  " + " + std::to_string(band.in_rows) + ", output rows " +
+                                  std::to_string(band.out_row) + " + " +
+                                  std::to_string(band.out_rows) + ") lies outside the " +
+                                  std::to_string(p.m) + " input and " +
+                                  std::to_string(p.m_out) + " output rows");
+    }
   }
-  p.regions = p.unit_rows <= limits.acc_rows / 2 ? 2 : 1;
+  if (banded) {
+    chunk_acc_rows = 0;
+    for (const IdentityBand& band : pass.bands) {
+      chunk_acc_rows = std::max(chunk_acc_rows, band.acc_rows);
+    }
+  }
+  if (chunk_acc_rows > acc_limit) {
+    throw std::invalid_argument(
+        what + ": " + (banded ? "a band of " : "an image of ") + std::to_string(chunk_acc_rows) +
+        (banded ? " accumulator rows" : " pixels") + " does not fit the accumulators (at most " +
+        std::to_string(acc_limit) + " rows: ACC_ROWS = " + std::to_string(limits.acc_rows) +
+        ", ACTIVATE rows <= 4095)");
+  }
+  p.regions = chunk_acc_rows <= limits.acc_rows / 2 ? 2 : 1;
   p.region_rows = limits.acc_rows / p.regions;
   int64_t max_rows = std::min<int64_t>(p.region_rows, kActivateMaxRows);
   if (options.max_chunk_rows > 0) max_rows = std::min(max_rows, options.max_chunk_rows);
@@ -179,24 +206,48 @@ DenseProgram LowerIdentityPass(const golden::Tensor<int8_t>& x, const IdentityPa
     }
     p.out_resident = out.ub;
   }
-  // Two input and two output buffers of a group in the UB window (those that cross PCIe).
+  // Two input and two output buffers of a group (or of the largest band) in the UB window
+  // (those that cross PCIe).
   const int64_t window = ub_end - options.ub_begin;
-  const int64_t in_buffer = p.in_resident < 0 ? p.unit_rows : 0;
-  const int64_t out_buffer = p.out_resident < 0 ? p.unit_out_rows : 0;
+  int64_t in_buffer = p.in_resident < 0 ? p.unit_rows : 0;
+  int64_t out_buffer = p.out_resident < 0 ? p.unit_out_rows : 0;
+  if (banded) {
+    in_buffer = out_buffer = 0;
+    for (const IdentityBand& band : pass.bands) {
+      if (p.in_resident < 0) in_buffer = std::max(in_buffer, band.in_rows);
+      if (p.out_resident < 0) out_buffer = std::max(out_buffer, band.out_rows);
+    }
+  }
   const int64_t per_unit = 2 * (in_buffer + out_buffer);
   if (per_unit > window) {
     throw std::invalid_argument(what + ": two input and two output buffers of " +
-                                std::to_string(p.unit_rows) + " + " +
-                                std::to_string(p.unit_out_rows) + " rows need " +
+                                std::to_string(in_buffer) + " + " +
+                                std::to_string(out_buffer) + " rows need " +
                                 std::to_string(per_unit) + " UB rows, the program has " +
                                 std::to_string(window));
   }
-  if (per_unit > 0) group_units = std::min(group_units, window / per_unit);
-  group_units = std::min(group_units, p.units);
+  int64_t in_rows = 0, out_rows = 0;  // the buffers' sizes
+  if (banded) {
+    group_units = 1;
+    p.chunks = pass.bands;
+    in_rows = in_buffer;
+    out_rows = out_buffer;
+  } else {
+    if (per_unit > 0) group_units = std::min(group_units, window / per_unit);
+    group_units = std::min(group_units, p.units);
+    for (int64_t first = 0; first < p.units; first += group_units) {
+      const int64_t units = std::min(group_units, p.units - first);
+      IdentityBand group;
+      group.in_row = first * p.unit_rows;
+      group.in_rows = group.acc_rows = units * p.unit_rows;
+      group.out_row = first * p.unit_out_rows;
+      group.out_rows = units * p.unit_out_rows;
+      p.chunks.push_back(group);
+    }
+    in_rows = group_units * in_buffer;
+    out_rows = group_units * out_buffer;
+  }
   p.group_units = group_units;
-  p.groups = CeilDiv(p.units, group_units);
-  const int64_t in_rows = group_units * in_buffer;
-  const int64_t out_rows = group_units * out_buffer;
   p.in_ub[0] = options.ub_begin;
   p.in_ub[1] = options.ub_begin + in_rows;
   p.out_ub[0] = options.ub_begin + 2 * in_rows;
@@ -279,9 +330,9 @@ DenseProgram LowerIdentityPass(const golden::Tensor<int8_t>& x, const IdentityPa
   plan.k = plan.nout = p.channels;
   plan.k_tiles = 1;
   plan.n_tiles = p.c_tiles;
-  plan.chunks = p.groups;
+  plan.chunks = p.groups();
   plan.region_rows = p.region_rows;
-  plan.chunk_rows = group_units * p.unit_rows;
+  plan.chunk_rows = banded ? chunk_acc_rows : group_units * p.unit_rows;
   plan.source = p.in_resident < 0 ? InputSource::kHostStreamed : InputSource::kUb;
   plan.in_ub = p.InRow(0);
   plan.sink = p.out_resident < 0 ? OutputSink::kHost : OutputSink::kUb;

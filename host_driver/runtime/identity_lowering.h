@@ -18,6 +18,13 @@
 //   (activation -> dma), t6 output buffer free, t7 input buffer free (matrix -> dma).
 // The result is a DenseOutput of units * unit_out_rows rows and C channels.
 //
+// Bands (IdentityPass::bands, for pooling images larger than the accumulators): instead of
+// groups of whole units, step s handles channel tile j and band s % bands, which names its own
+// input rows (consecutive rows of slice j, read by one READ_HOST; bands may overlap), the
+// accumulator rows its MATMUL writes (a plain MATMUL, or window=1 over the band's rows as an
+// image, feeding pad_value outside it), the ACTIVATE image height and its output rows. The same
+// buffers, regions and tokens as above, sized for the largest band.
+//
 // Resident tensors (LoweringOptions): with input_in_ub (a UbTensor of M rows and C channels)
 // the MATMULs read slice j's group rows where they are (no READ_HOST, no input buffers, no t0 /
 // t7); with output_ub each ACTIVATE writes its group's rows of output slice j in place (no
@@ -38,6 +45,20 @@
 
 namespace tpu::runtime {
 
+// One band of a banded pass, the same for every channel tile (rows count from the start of the
+// slice).
+struct IdentityBand {
+  int64_t in_row = 0;    // first input row read
+  int64_t in_rows = 0;   // input rows read (a plain MATMUL multiplies exactly these)
+  int64_t acc_rows = 0;  // accumulator rows the MATMUL writes and the ACTIVATE reads
+  int64_t out_row = 0;   // first output row written
+  int64_t out_rows = 0;  // output rows the ACTIVATE writes
+  uint32_t image_h = 0;  // the ACTIVATE's image_h (its other pooling fields: IdentityPass)
+  // window.window set: the MATMUL's window fields (window, strides, image_w / image_h of the
+  // in_rows read, out_w, pad_value, y0, x0); its ub, acc, rows and tokens are filled in.
+  isa::Matmul window;
+};
+
 struct IdentityPass {
   int64_t units = 0;          // images (pooling) or rows (activation)
   int64_t unit_rows = 1;      // input rows per unit (H * W, or 1)
@@ -49,12 +70,16 @@ struct IdentityPass {
   // When set, the input is already in host memory at this address in the SliceImage layout
   // (e.g. a previous pass's output); x then only gives its shape and no "x" image is placed.
   std::optional<uint64_t> input_host;
+  // Non-empty: the steps are these bands of each channel tile instead of groups of whole units
+  // (units and unit_rows still give the input's shape, units * unit_out_rows the output's).
+  std::vector<IdentityBand> bands;
 };
 
 // x is (units * unit_rows, C). Throws std::invalid_argument, prefixed with `what`, when a unit
-// does not fit the accumulators (unit_rows > ACC_ROWS or > 4095, the ACTIVATE rows field), two
-// input and two output buffers of one unit do not fit the UB window, or the images do not fit
-// the host region. Sets output_shape to (units * unit_out_rows, C); callers overwrite it.
+// (or a band) does not fit the accumulators (unit_rows > ACC_ROWS or > 4095, the ACTIVATE rows
+// field), two input and two output buffers of one unit (or of the largest band) do not fit the
+// UB window, or the images do not fit the host region. Sets output_shape to
+// (units * unit_out_rows, C); callers overwrite it.
 DenseProgram LowerIdentityPass(const golden::Tensor<int8_t>& x, const IdentityPass& pass,
                                const isa::DeviceLimits& limits, const HostRegion& region,
                                const LoweringOptions& options, const std::string& what);

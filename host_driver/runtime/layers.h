@@ -17,8 +17,9 @@
 // accumulators) and let ACTIVATE do the work: an identity requantization (M0 = 2^30, shift 1:
 // exact), then the clamp, the LUT or the pooling window. Both use one identity tile for every
 // channel tile (runtime/identity_lowering.h: per channel tile and group of whole images or
-// rows, READ_HOST -> MATMUL -> ACTIVATE -> WRITE_HOST, double buffered), so their input and
-// output cross PCIe once.
+// rows, or band of an image's output lines, READ_HOST -> MATMUL -> ACTIVATE -> WRITE_HOST,
+// double buffered), so their input and output cross PCIe once (bands re-read the input lines
+// their windows share with the next band).
 #ifndef TPU_RUNTIME_LAYERS_H_
 #define TPU_RUNTIME_LAYERS_H_
 
@@ -64,8 +65,8 @@ struct ActivationLayer {
 };
 
 // Throw std::invalid_argument, prefixed with `what`, naming the first inconsistent parameter
-// (shapes, strides, windows beyond the ISA's limits: windows <= 15, strides <= 7, images the
-// accumulators cannot hold for pooling, clamp bounds).
+// (shapes, strides, windows beyond the ISA's limits: windows <= 15, strides <= 7, clamp
+// bounds).
 void CheckConv2dLayer(const Conv2dLayer& layer, const std::string& what);
 void CheckPoolLayer(const PoolLayer& layer, const std::string& what);
 void CheckActivationLayer(const ActivationLayer& layer, const std::string& what);
@@ -88,9 +89,17 @@ DenseLayer Conv2dAsDense(const Conv2dLayer& layer);
 DenseProgram LowerConv2d(const golden::Tensor<int8_t>& input, const Conv2dLayer& layer,
                          const isa::DeviceLimits& limits, const HostRegion& region,
                          const LoweringOptions& options = {});
-// input (B, H, W, C) -> (B, OH, OW, C). Each image must fit the accumulators whole: H * W <=
-// ACC_ROWS (and <= 4095), H, W <= 255 (the ACTIVATE image fields); larger images throw
-// (pooling in bands of rows is future work). ACTIVATE clamps every element before it pools,
+// input (B, H, W, C) -> (B, OH, OW, C), W <= 255 (the ACTIVATE image_w field). An image that
+// fits the accumulators (H * W <= ACC_ROWS and <= 4095, H <= 255) is pooled whole, a group of
+// images at a time. A larger (or taller) image is pooled in bands of output lines [oy0, oy1) per
+// image and channel tile, each band's input lines (read from the host by one READ_HOST of that
+// band, or resident) in one accumulator region, pooled by ACTIVATE as a VALID image of those
+// lines: VALID pooling multiplies the lines [oy0 * SH, (oy1 - 1) * SH + KH) as they are; SAME
+// max pooling builds the band's padded sub-image (W + pad_left + pad_right wide, at most 255)
+// with a window MATMUL feeding -128 outside the image, which never wins a max after the clamp.
+// SAME average pooling of such an image throws (a band cannot exclude the padding from the
+// mean), as does a band of one output line that does not fit the accumulators or whose buffers
+// do not fit the UB window. ACTIVATE clamps every element before it pools,
 // which equals golden's clamp of the pooled value for max pooling but not for the mean: an
 // average pool whose clamp is narrower than [-128, 127] pools unclamped and then runs a second
 // identity pass (the clamp) over the pooled values, read back from host memory after a

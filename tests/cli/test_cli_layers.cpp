@@ -529,6 +529,16 @@ TEST_F(PoolCli, RtlMaxAndAvgMatchGolden) {
                         "--clamp-max 60");
 }
 
+TEST_F(PoolCli, RtlPoolsImagesLargerThanTheAccumulatorsInBands) {
+  // 40 x 40 = 1600 pixels > ACC_ROWS 1024: SAME max pooling in bands of output lines (a window
+  // MATMUL pads each band with -128), channels over one tile.
+  std::mt19937_64 rng(37);
+  npy::Write(x_, RandomInt8({1, 40, 40, 18}, rng));
+  const TpuRun run = ExpectRtlEqualsGolden("pool --input " + x_ +
+                                           " --mode max --window 3 --stride 2 --padding same");
+  EXPECT_NE(run.out.find("identity pass in bands"), std::string::npos) << run.out;
+}
+
 TEST_F(PoolCli, RtlJsonReportAndBadInput) {
   const TpuRun run = RunTpu(Pool("avg") + " --window 2 --backend rtl --check --report json", dir_);
   ASSERT_EQ(run.status, 0) << run.err;

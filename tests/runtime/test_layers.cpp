@@ -250,9 +250,17 @@ TEST(PoolLowering, RejectsWhatItCannotLower) {
   std::mt19937_64 rng(1);
   PoolLayer max2;
   max2.params = {2, 2, 2, 2, golden::Padding::kValid, -128, 127};
-  ExpectThrows([&] { LowerPool(RandomTensor(rng, {1, 33, 32, 3}), max2, DefaultN16(), kRegion); },
-               "bands is not implemented yet");
-  ExpectThrows([&] { LowerPool(RandomTensor(rng, {1, 9, 8, 3}), max2, SmallN8(), kRegion); },
+  // Images larger than the accumulators are pooled in bands (test_pool_bands.cpp), except SAME
+  // average pooling, and bands of one output line must fit.
+  PoolLayer avg_same;
+  avg_same.kind = PoolKind::kAvg;
+  avg_same.params = {2, 2, 2, 2, golden::Padding::kSame, -128, 127};
+  ExpectThrows(
+      [&] { LowerPool(RandomTensor(rng, {1, 33, 32, 3}), avg_same, DefaultN16(), kRegion); },
+               "SAME average pooling of a 33 x 32 image");
+  PoolLayer tall = max2;
+  tall.params.window_h = 5;
+  ExpectThrows([&] { LowerPool(RandomTensor(rng, {1, 9, 14, 3}), tall, SmallN8(), kRegion); },
                "ACC_ROWS = 64");
   ExpectThrows([&] { LowerPool(RandomTensor(rng, {1, 1, 300, 3}), max2, DefaultN16(), kRegion); },
                "255");
