@@ -44,14 +44,20 @@ example-deep: configure  ## the deeper CNN (examples/) on the RTL, checked vs go
 	BUILD=$(BUILD) examples/run.sh deep_cnn
 
 WAVES_DIR ?= $(BUILD)/waves
-waves: all  ## a dense layer's system trace in GTKWave (waveforms/pcie_dma.gtkw), and an MXU trace
+waves: all  ## system traces of a dense and a sliding-window conv layer (waveforms/*.gtkw), an MXU trace
 	python3 scripts/make_dense_inputs.py --m 64 --k 64 --n 32 --seed 1 $(WAVES_DIR)
 	$(BUILD)/host_driver/cli/tpu dense --input $(WAVES_DIR)/x.npy --weights $(WAVES_DIR)/w.npy \
 	  --bias $(WAVES_DIR)/b.npy --scale 0.0005 --activation relu --output $(WAVES_DIR)/y.npy \
 	  --backend rtl --check --trace $(WAVES_DIR)/system_demo.fst
+	python3 scripts/make_dense_inputs.py --m 1 --k 32 --n 32 --conv 8,8,3,3 --seed 1 $(WAVES_DIR)/conv
+	$(BUILD)/host_driver/cli/tpu conv2d --input $(WAVES_DIR)/conv/x.npy --weights $(WAVES_DIR)/conv/w.npy \
+	  --bias $(WAVES_DIR)/conv/b.npy --padding same --scale 0.0005 --activation relu \
+	  --output $(WAVES_DIR)/conv/y.npy --backend rtl --conv-lowering window --check \
+	  --trace $(WAVES_DIR)/conv_demo.fst
 	$(BUILD)/host_driver/cli/tpu mxu --m 24 --k 32 --n 16 --size 8 --seed 1 --trace $(WAVES_DIR)/mxu_demo.fst
 	@echo "Layouts:  gtkwave $(WAVES_DIR)/system_demo.fst waveforms/pcie_dma.gtkw"
 	@echo "          gtkwave $(WAVES_DIR)/system_demo.fst waveforms/controller.gtkw"
+	@echo "          gtkwave $(WAVES_DIR)/conv_demo.fst waveforms/controller.gtkw   (sliding-window conv)"
 	@echo "          gtkwave $(WAVES_DIR)/mxu_demo.fst waveforms/mxu.gtkw"
 	@if [ -n "$$DISPLAY" ]; then gtkwave $(WAVES_DIR)/system_demo.fst waveforms/pcie_dma.gtkw & fi
 

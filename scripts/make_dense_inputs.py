@@ -8,6 +8,7 @@ NumPy needed): the files are NumPy format 1.0, as np.save writes them.
   scripts/make_dense_inputs.py --m 1 --k 32 --n 32 --conv 8,8,3,3 build/waves/conv
 """
 import argparse
+import math
 import os
 import random
 import struct
@@ -49,7 +50,7 @@ def main():
             p.error("--conv wants H,W,KH,KW (four integers >= 1), got %r" % a.conv)
     x_shape = (a.m, a.k) if conv is None else (a.m, conv[0], conv[1], a.k)
     w_shape = (a.k, a.n) if conv is None else (conv[2], conv[3], a.k, a.n)
-    size = lambda shape: eval("*".join(map(str, shape)))
+    size = math.prod
     rng = random.Random(a.seed)
     os.makedirs(a.out_dir, exist_ok=True)
     int8 = lambda count: [rng.randint(-128, 127) for _ in range(count)]
