@@ -134,32 +134,23 @@ void EmitMatmuls(const WindowPlan& p, int64_t s, ProgramBuilder& builder) {
   }
 }
 
-// ACTIVATE of step s and, for the host sink, its WRITE_HOST (as dense_emit.cpp).
+// ACTIVATE of step s and, for the host sink, its WRITE_HOST (dense_emit.h EmitFinishStep).
 void EmitFinish(const WindowPlan& p, const golden::RequantParams& requant, int64_t s,
                 ProgramBuilder& builder) {
   const int64_t i = s / p.n_tiles;
   const int64_t j = s % p.n_tiles;
-  const bool reused = s + 2 < p.steps();  // step s + 2 uses the same region and buffer
-  const bool to_host = p.output_to_host;
-  isa::Activate act;
-  act.acc = static_cast<uint32_t>(p.AccRow(s));
-  act.ub = static_cast<uint32_t>(p.OutRow(s));
-  act.rows = static_cast<uint32_t>(p.Rows(i));
-  act.param_set = static_cast<uint32_t>(p.param_set_base + j);
-  act.zero_point = requant.out_zero_point;
-  act.clamp_min = requant.act_min;
-  act.clamp_max = requant.act_max;
-  act.wait = kTokRegionFull | (s == 0 ? kTokParams : 0) | (to_host && s >= 2 ? kTokOutputFree : 0);
-  act.signal = (reused ? kTokRegionFree : 0) | (to_host ? kTokOutputFull : 0);
-  builder.Add(act);
-  if (!to_host) return;
-  isa::WriteHost wh;
-  wh.ub = act.ub;
-  wh.host = p.y_host + static_cast<uint64_t>((j * p.m_out + p.OutBegin(i)) * p.n);
-  wh.length = static_cast<uint32_t>(p.Rows(i) * p.n);
-  wh.wait = kTokOutputFull;
-  wh.signal = reused ? kTokOutputFree : 0;
-  builder.Add(wh);
+  FinishStep step;
+  step.s = s;
+  step.steps = p.steps();
+  step.acc = p.AccRow(s);
+  step.ub = p.OutRow(s);
+  step.rows = p.Rows(i);
+  step.n = p.n;
+  step.param_set = p.param_set_base + j;
+  if (p.output_to_host) {
+    step.host = p.y_host + static_cast<uint64_t>((j * p.m_out + p.OutBegin(i)) * p.n);
+  }
+  EmitFinishStep(step, requant, builder);
 }
 
 }  // namespace
@@ -333,10 +324,7 @@ DenseProgram LowerConv2dWindow(const golden::Tensor<int8_t>& input, const Conv2d
   program.limits = limits;
   HostAllocator host(region, options.host_align, what);
   auto place = [&](std::string name, std::vector<uint8_t> bytes) {
-    HostImage image{std::move(name), 0, std::move(bytes)};
-    image.address = host.Take(image.bytes.size(), image.name);
-    program.images.push_back(std::move(image));
-    return program.images.back().address;
+    return host.Place(program.images, std::move(name), std::move(bytes));
   };
   p.weights_host = place("weights", WeightTileImage(PaddedWeights(layer, p.c_tiles * p.n), p.n));
   p.params_host = place("params", ParamSetImage(Conv2dAsDense(layer), p.n));

@@ -65,13 +65,32 @@ void EmitFinish(const LayerPlan& plan, const golden::RequantParams& requant, int
                 ProgramBuilder& builder) {
   const int64_t i = s / plan.n_tiles;
   const int64_t j = s % plan.n_tiles;
-  const bool reused = s + 2 < plan.steps();  // step s + 2 uses the same region and buffer
-  const bool to_host = plan.sink == OutputSink::kHost;
+  FinishStep step;
+  step.s = s;
+  step.steps = plan.steps();
+  step.acc = plan.AccRow(s);
+  step.ub = plan.OutRow(s);
+  step.rows = plan.ChunkRows(i);
+  step.n = plan.n;
+  step.param_set = plan.param_set_base + j;
+  if (plan.sink == OutputSink::kHost) {
+    step.host = SliceAddress(plan.y_host, plan, j, plan.ChunkBegin(i));
+  }
+  EmitFinishStep(step, requant, builder);
+}
+
+}  // namespace
+
+void EmitFinishStep(const FinishStep& step, const golden::RequantParams& requant,
+                    ProgramBuilder& builder) {
+  const int64_t s = step.s;
+  const bool reused = s + 2 < step.steps;  // step s + 2 uses the same region and buffer
+  const bool to_host = step.host.has_value();
   isa::Activate act;
-  act.acc = static_cast<uint32_t>(plan.AccRow(s));
-  act.ub = static_cast<uint32_t>(plan.OutRow(s));
-  act.rows = static_cast<uint32_t>(plan.ChunkRows(i));
-  act.param_set = static_cast<uint32_t>(plan.param_set_base + j);
+  act.acc = static_cast<uint32_t>(step.acc);
+  act.ub = static_cast<uint32_t>(step.ub);
+  act.rows = static_cast<uint32_t>(step.rows);
+  act.param_set = static_cast<uint32_t>(step.param_set);
   act.zero_point = requant.out_zero_point;
   act.clamp_min = requant.act_min;
   act.clamp_max = requant.act_max;
@@ -81,14 +100,12 @@ void EmitFinish(const LayerPlan& plan, const golden::RequantParams& requant, int
   if (!to_host) return;
   isa::WriteHost wh;
   wh.ub = act.ub;
-  wh.host = SliceAddress(plan.y_host, plan, j, plan.ChunkBegin(i));
-  wh.length = static_cast<uint32_t>(plan.ChunkRows(i) * plan.n);
+  wh.host = *step.host;
+  wh.length = static_cast<uint32_t>(step.rows * step.n);
   wh.wait = kTokOutputFull;
   wh.signal = reused ? kTokOutputFree : 0;
   builder.Add(wh);
 }
-
-}  // namespace
 
 void EmitSetup(const LayerPlan& plan, ProgramBuilder& builder) {
   const int64_t n = plan.n;

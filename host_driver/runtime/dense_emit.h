@@ -24,6 +24,7 @@
 #define TPU_RUNTIME_DENSE_EMIT_H_
 
 #include <cstdint>
+#include <optional>
 
 #include "golden/requant.h"
 #include "isa/isa_gen.h"
@@ -46,6 +47,19 @@ inline constexpr uint8_t kTokInputFree = isa::kTokensT7;   // matrix -> dma: inp
 void EmitSetup(const LayerPlan& plan, ProgramBuilder& builder);
 // The READ_WEIGHTS of step 0 (waits for the weights).
 void EmitPrefetch(const LayerPlan& plan, ProgramBuilder& builder);
+// The end of step s of `steps` in the pattern above (also used by the conv window lowering):
+// ACTIVATE of accumulator rows [acc, acc + rows) with parameter set `param_set` into UB rows from
+// `ub` (waits t3, t2 at step 0 and, with a host sink, t6 from step 2; signals t4 while step s + 2
+// will reuse the region, and t5 with a host sink), then, when `host` is set, the WRITE_HOST of
+// those rows there (waits t5; signals t6 while step s + 2 will reuse the buffer).
+struct FinishStep {
+  int64_t s = 0, steps = 0;
+  int64_t acc = 0, ub = 0, rows = 0, n = 0, param_set = 0;
+  std::optional<uint64_t> host;  // host sink: where the rows go; else they stay in the UB
+};
+void EmitFinishStep(const FinishStep& step, const golden::RequantParams& requant,
+                    ProgramBuilder& builder);
+
 // Every step; ACTIVATE takes the output zero point and clamp bounds of `requant`.
 void EmitSteps(const LayerPlan& plan, const golden::RequantParams& requant,
                ProgramBuilder& builder);

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "isa/isa_gen.h"
 #include "runtime/dense_lowering.h"
@@ -33,6 +34,14 @@ class HostAllocator {
     }
     used_ = offset + bytes;
     return region_.base + offset;
+  }
+
+  // Takes room for `bytes` and appends them to `images` as the image `name`; returns its
+  // address.
+  uint64_t Place(std::vector<HostImage>& images, std::string name, std::vector<uint8_t> bytes) {
+    const uint64_t address = Take(bytes.size(), name);
+    images.push_back(HostImage{std::move(name), address, std::move(bytes)});
+    return address;
   }
 
   uint64_t used() const { return used_; }

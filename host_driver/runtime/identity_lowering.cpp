@@ -268,10 +268,7 @@ DenseProgram LowerIdentityPass(const golden::Tensor<int8_t>& x, const IdentityPa
   program.limits = limits;
   HostAllocator host(region, options.host_align, what);
   auto place = [&](std::string name, std::vector<uint8_t> bytes) {
-    HostImage image{std::move(name), 0, std::move(bytes)};
-    image.address = host.Take(image.bytes.size(), image.name);
-    program.images.push_back(std::move(image));
-    return program.images.back().address;
+    return host.Place(program.images, std::move(name), std::move(bytes));
   };
   p.identity_host = place("weights", IdentityTileImage(p.n));
   p.params_host = place("params", IdentityParamSetImage(p.n));
