@@ -15,10 +15,20 @@
 //   interrupt) within 1.10 of max(compute time, transfer time), where compute time = the MXU
 //   rows M x ceil(K/16) x ceil(N/16) at one row per cycle, and transfer time = the larger of
 //   (host -> device payload / payload limit) and (device -> host payload / payload limit).
+// - conv: a conv2d layer (runtime::LowerConv2d by the chosen lowering: `window`, the MATMUL
+//   sliding window over the input in the UB, or `im2col` on the host onto the dense lowering;
+//   per-channel requantization, bias, input zero point) end to end, checked bit for bit against
+//   golden::Conv2d, with the dense case's figures (compute time = the program's MATMUL rows at
+//   one row per cycle; MXU utilization = OH*OW*KH*KW*Cin*Cout*B / (N*N*cycles)) and the PCIe
+//   payload measured on the link against input + weights + output. No goal: it compares the
+//   lowerings (docs/performance.md "Networks").
 //
 // SystemC elaborates once per process, so each process runs one case with one link and clock:
 //   bench_system --case dma --pcie gen3x16 --clock-mhz 700 [--bytes 4194304]
 //   bench_system --case dense [--m 1024 --k 1024 --n 1024] [--pcie ...] [--clock-mhz ...]
+//   bench_system --case conv [--h 14 --w 14 --cin 64 --cout 128 --kernel 5 --stride 1
+//                --padding same|valid --lowering window|im2col] [--pcie ...] [--clock-mhz ...]
+// (the conv defaults are the deep example's conv2, by the window lowering).
 // --link-latency-ns and --host-latency-ns override the link's and the host memory's latency
 // (diagnosis: how much of a run is round trips). The `bench` target runs it once per case
 // (bench/CMakeLists.txt).
@@ -29,6 +39,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <random>
 #include <stdexcept>
@@ -38,10 +49,13 @@
 #include <vector>
 
 #include "device/device.h"
+#include "golden/conv.h"
 #include "golden/dense.h"
 #include "host_if/top_model.h"
 #include "regs/regs.h"
+#include "runtime/conv_window_lowering.h"
 #include "runtime/dense_lowering.h"
+#include "runtime/layers.h"
 #include "sc_models/pcie_link.h"
 #include "sc_models/pcie_link_config.h"
 #include "system/tpu_system.h"
@@ -73,6 +87,10 @@ struct Options {
   double clock_mhz = 700.0;
   uint64_t bytes = 4ull << 20;
   int64_t m = 1024, k = 1024, n = 1024;
+  // conv: the deep example's conv2 by default.
+  int64_t h = 14, w = 14, cin = 64, cout = 128, kernel = 5, stride = 1;
+  std::string padding = "same";
+  std::string lowering = "window";
   double link_latency_ns = -1;  // < 0: the link's default
   double host_latency_ns = -1;  // < 0: the system's default
 };
@@ -80,8 +98,11 @@ struct Options {
 [[noreturn]] void Usage(const std::string& why) {
   std::fprintf(stderr,
                "bench_system: %s\n"
-               "usage: bench_system --case dma|dense [--pcie genGxL] [--clock-mhz F]\n"
+               "usage: bench_system --case dma|dense|conv [--pcie genGxL] [--clock-mhz F]\n"
                "                    [--bytes B] (dma)  [--m M --k K --n N] (dense)\n"
+               "                    [--h H --w W --cin C --cout C --kernel K --stride S]\n"
+               "                    [--padding same|valid] [--lowering window|im2col] (conv;\n"
+               "                    default 14x14x64 -> 128, 5x5 same, stride 1, window)\n"
                "                    [--link-latency-ns T] [--host-latency-ns T] (diagnosis)\n",
                why.c_str());
   std::exit(2);
@@ -91,7 +112,7 @@ Options ParseOptions(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") Usage("the system benchmarks of issue 5");
+    if (arg == "--help" || arg == "-h") Usage("the system model benchmarks (issues 5 and 6)");
     if (i + 1 >= argc) Usage(arg + " needs a value");
     const std::string value = argv[++i];
     try {
@@ -109,6 +130,22 @@ Options ParseOptions(int argc, char** argv) {
         o.k = std::stoll(value);
       } else if (arg == "--n") {
         o.n = std::stoll(value);
+      } else if (arg == "--h") {
+        o.h = std::stoll(value);
+      } else if (arg == "--w") {
+        o.w = std::stoll(value);
+      } else if (arg == "--cin") {
+        o.cin = std::stoll(value);
+      } else if (arg == "--cout") {
+        o.cout = std::stoll(value);
+      } else if (arg == "--kernel") {
+        o.kernel = std::stoll(value);
+      } else if (arg == "--stride") {
+        o.stride = std::stoll(value);
+      } else if (arg == "--padding") {
+        o.padding = value;
+      } else if (arg == "--lowering") {
+        o.lowering = value;
       } else if (arg == "--link-latency-ns") {
         o.link_latency_ns = std::stod(value);
       } else if (arg == "--host-latency-ns") {
@@ -120,9 +157,18 @@ Options ParseOptions(int argc, char** argv) {
       Usage("bad value '" + value + "' for " + arg);
     }
   }
-  if (o.bench_case != "dma" && o.bench_case != "dense") Usage("--case must be dma or dense");
+  if (o.bench_case != "dma" && o.bench_case != "dense" && o.bench_case != "conv") {
+    Usage("--case must be dma, dense or conv");
+  }
   if (o.clock_mhz <= 0) Usage("--clock-mhz must be > 0");
   if (o.bytes == 0 || o.m < 1 || o.k < 1 || o.n < 1) Usage("sizes must be >= 1");
+  if (o.h < 1 || o.w < 1 || o.cin < 1 || o.cout < 1 || o.kernel < 1 || o.stride < 1) {
+    Usage("conv sizes must be >= 1");
+  }
+  if (o.padding != "same" && o.padding != "valid") Usage("--padding must be same or valid");
+  if (o.lowering != "window" && o.lowering != "im2col") {
+    Usage("--lowering must be window or im2col");
+  }
   return o;
 }
 
@@ -394,6 +440,115 @@ void PrintInstructionMix(const std::vector<tpu::isa::Instr>& program, double cyc
               cycles / program.size());
 }
 
+// A lowered layer's run on the system model: the program, the driver's perf counters, what the
+// RTL device and each link direction counted during the run, and the output read back.
+struct ProgramRun {
+  tpu::runtime::DenseProgram program;
+  RunResult result;
+  DeviceDelta device;
+  DirectionWindow down, up;
+  tpu::golden::Tensor<int8_t> output;  // in the layer's output shape (program.output_shape)
+  double wall = 0;                     // seconds of wall time the run took to simulate
+};
+
+// Lowers a layer for the device's limits into its DMA region.
+using Lowerer = std::function<tpu::runtime::DenseProgram(const tpu::isa::DeviceLimits&,
+                                                         const tpu::runtime::HostRegion&)>;
+
+// Lowers, places the host images, runs the program (doorbell to interrupt) with the link
+// monitored and reads the output back.
+ProgramRun RunProgram(tpu::sys::TpuSystem& system, const Lowerer& lower) {
+  LinkMonitor monitor(system.link());
+  ProgramRun run;
+  system.Run([&](tpu::device::DeviceBus& bus) {
+    Device dev(bus);
+    const tpu::device::DmaBuffer region = dev.dma_region();
+    run.program = lower(dev.info().limits, {region.address, region.size});
+    for (const auto& image : run.program.images) {
+      dev.host_memory().Write(image.address, image.bytes);
+    }
+    const auto dev0 = system.device().stats();
+    monitor.Start();
+    const auto wall0 = std::chrono::steady_clock::now();
+    run.result = dev.Run(run.program.instrs);
+    run.wall = Seconds(wall0);
+    monitor.Stop();
+    run.device = Since(dev0, system.device().stats());
+    run.output = tpu::runtime::ExtractLayerOutput(run.program, [&](uint64_t a, uint64_t length) {
+      return dev.host_memory().Read(a, length);
+    });
+  });
+  run.down = monitor.down();
+  run.up = monitor.up();
+  return run;
+}
+
+// What a run is measured against: its useful MACs and its compute time in MXU rows (one row per
+// cycle), each with the formula printed next to it, and the goal on end to end / max(compute,
+// transfer), if the case has one.
+struct RunBounds {
+  double macs = 0;
+  const char* macs_formula = "";
+  double rows = 0;
+  const char* rows_formula = "";
+  double goal = 0;  // 0: none
+};
+
+// Prints a run's figures (checked against `golden_name`: `ok`): cycles, utilization, the
+// instruction mix, stalls, end to end against max(compute, transfer), the device's counts and
+// the simulation speed.
+void ReportRun(tpu::sys::TpuSystem& system, const ProgramRun& run, bool ok,
+               const char* golden_name, const RunBounds& b) {
+  const auto& c = system.config();
+  const tpu::sc::LinkTiming& timing = system.link().timing();
+  const RunResult& r = run.result;
+  const double n = double(run.program.limits.n);
+  const uint64_t cycles = r.perf[tpu::regs::kPerfCycles];
+  const double clock = c.clock_mhz * 1e6;
+  const double e2e = (r.end_ns - r.start_ns) * 1e-9;
+  const double compute = b.rows / clock;
+  const double down_limit = timing.payload_limit_bytes_per_s(kCplHeaderBytes);
+  const double up_limit = timing.payload_limit_bytes_per_s(kMwr64HeaderBytes);
+  const double to_device = double(run.down.payload) / down_limit;
+  const double from_device = double(run.up.payload) / up_limit;
+  const double transfer = std::max(to_device, from_device);
+  const double ratio = e2e / std::max(compute, transfer);
+
+  std::printf("  result vs %s: %s\n", golden_name, ok ? "PASS (bit-exact)" : "FAIL (mismatch)");
+  std::printf("  device cycles (queue running) %llu, MXU rows %llu, MXU utilization "
+              "%s / (%.0f*%.0f*cycles) = %.4f\n",
+              U(cycles), U(r.perf[tpu::regs::kPerfMxuBusy]), b.macs_formula, n, n,
+              b.macs / (n * n * cycles));
+  PrintInstructionMix(run.program.instrs, double(cycles));
+  std::printf("  stalls (cycles): weights %llu, activation input %llu, DMA %llu, dependency %llu\n",
+              U(r.perf[tpu::regs::kPerfStallWeights]), U(r.perf[tpu::regs::kPerfStallActIn]),
+              U(r.perf[tpu::regs::kPerfStallDma]), U(r.perf[tpu::regs::kPerfStallDep]));
+  std::printf("  simulated end to end (doorbell -> interrupt) %.3f us\n", e2e * 1e6);
+  std::printf("  compute time: %.0f MXU rows (%s) at %.0f MHz = %.3f us\n", b.rows,
+              b.rows_formula, c.clock_mhz, compute * 1e6);
+  std::printf("  transfer time: host -> device %llu payload bytes / %.3f GB/s = %.3f us; "
+              "device -> host %llu / %.3f GB/s = %.3f us; max %.3f us\n",
+              U(run.down.payload), down_limit / 1e9, to_device * 1e6, U(run.up.payload),
+              up_limit / 1e9, from_device * 1e6, transfer * 1e6);
+  std::printf("  TLPs delivered: host -> device %llu, device -> host %llu\n", U(run.down.tlps),
+              U(run.up.tlps));
+  if (b.goal > 0) {
+    std::printf("  end to end / max(compute, transfer) = %.4f (%s-bound)  [issue 5 goal <= "
+                "%.2f: %s]\n",
+                ratio, compute >= transfer ? "compute" : "transfer", b.goal,
+                ratio <= b.goal ? "MET" : "NOT MET");
+  } else {
+    std::printf("  end to end / max(compute, transfer) = %.4f (%s-bound)\n", ratio,
+                compute >= transfer ? "compute" : "transfer");
+  }
+  std::printf("  device: %llu cycles clocked, %llu cycles a received beat waited, %llu cycles a "
+              "sent beat waited\n",
+              U(run.device.cycles), U(run.device.rx_stall_cycles),
+              U(run.device.tx_wait_cycles));
+  std::printf("  simulation: %.2f s wall, %.1f kcycles/s\n", run.wall,
+              double(run.device.cycles) / run.wall / 1e3);
+}
+
 int RunDense(tpu::sys::TpuSystem& system, const Options& o) {
   const auto& c = system.config();
   const int64_t m = o.m, k = o.k, n_out = o.n;
@@ -416,76 +571,106 @@ int RunDense(tpu::sys::TpuSystem& system, const Options& o) {
   layer.requant.multipliers = {tpu::golden::QuantizeMultiplier(1.0 / (64.0 * std::sqrt(k) * 2))};
   layer.requant.out_zero_point = 3;
 
-  const tpu::sc::LinkTiming& timing = system.link().timing();
-  LinkMonitor monitor(system.link());
-  tpu::golden::Tensor<int8_t> y;
-  RunResult r;
-  DeviceDelta dev_delta;
-  std::vector<tpu::isa::Instr> program;
-  double wall = 0;
-  system.Run([&](tpu::device::DeviceBus& bus) {
-    Device dev(bus);
-    const tpu::device::DmaBuffer region = dev.dma_region();
-    const tpu::runtime::DenseProgram p =
-        tpu::runtime::LowerDense(x, layer, dev.info().limits, {region.address, region.size});
-    program = p.instrs;
-    for (const auto& image : p.images) dev.host_memory().Write(image.address, image.bytes);
-    const auto dev0 = system.device().stats();
-    monitor.Start();
-    const auto wall0 = std::chrono::steady_clock::now();
-    r = dev.Run(p.instrs);
-    wall = Seconds(wall0);
-    monitor.Stop();
-    dev_delta = Since(dev0, system.device().stats());
-    y = tpu::runtime::ExtractDenseOutput(p.output, [&](uint64_t a, uint64_t length) {
-      return dev.host_memory().Read(a, length);
-    });
-  });
+  const ProgramRun run = RunProgram(
+      system, [&](const tpu::isa::DeviceLimits& limits, const tpu::runtime::HostRegion& region) {
+        return tpu::runtime::LowerDense(x, layer, limits, region);
+      });
   const tpu::golden::Tensor<int8_t> want = tpu::golden::Dense(
       x, layer.weights, layer.bias, layer.input_zero_point, layer.requant);
-  const bool ok = y.data == want.data;
+  const bool ok = run.output.data == want.data;
 
-  const int64_t tile = 16;
-  const uint64_t cycles = r.perf[tpu::regs::kPerfCycles];
-  const double macs = double(m) * double(k) * double(n_out);
-  const double clock = c.clock_mhz * 1e6;
-  const double rows = double(m) * double((k + tile - 1) / tile) * double((n_out + tile - 1) / tile);
-  const double e2e = (r.end_ns - r.start_ns) * 1e-9;
-  const double compute = rows / clock;
-  const double down_limit = timing.payload_limit_bytes_per_s(kCplHeaderBytes);
-  const double up_limit = timing.payload_limit_bytes_per_s(kMwr64HeaderBytes);
-  const double to_device = double(monitor.down().payload) / down_limit;
-  const double from_device = double(monitor.up().payload) / up_limit;
-  const double transfer = std::max(to_device, from_device);
-  const double bound = std::max(compute, transfer);
-  const double ratio = e2e / bound;
+  const int64_t tile = run.program.limits.n;
+  RunBounds bounds;
+  bounds.macs = double(m) * double(k) * double(n_out);
+  bounds.macs_formula = "M*K*N";
+  bounds.rows = double(m) * double((k + tile - 1) / tile) * double((n_out + tile - 1) / tile);
+  bounds.rows_formula = "M x ceil(K/N) x ceil(N_out/N)";
+  bounds.goal = kDenseGoal;
+  ReportRun(system, run, ok, "golden::Dense", bounds);
+  return ok ? 0 : 1;
+}
 
-  std::printf("  result vs golden::Dense: %s\n", ok ? "PASS (bit-exact)" : "FAIL (mismatch)");
-  std::printf("  device cycles (queue running) %llu, MXU rows %llu, MXU utilization "
-              "M*K*N / (16*16*cycles) = %.4f\n",
-              U(cycles), U(r.perf[tpu::regs::kPerfMxuBusy]), macs / (256.0 * cycles));
-  PrintInstructionMix(program, double(cycles));
-  std::printf("  stalls (cycles): weights %llu, activation input %llu, DMA %llu, dependency %llu\n",
-              U(r.perf[tpu::regs::kPerfStallWeights]), U(r.perf[tpu::regs::kPerfStallActIn]),
-              U(r.perf[tpu::regs::kPerfStallDma]), U(r.perf[tpu::regs::kPerfStallDep]));
-  std::printf("  simulated end to end (doorbell -> interrupt) %.3f us\n", e2e * 1e6);
-  std::printf("  compute time: %.0f MXU rows at %.0f MHz = %.3f us\n", rows, c.clock_mhz,
-              compute * 1e6);
-  std::printf("  transfer time: host -> device %llu payload bytes / %.3f GB/s = %.3f us; "
-              "device -> host %llu / %.3f GB/s = %.3f us; max %.3f us\n",
-              U(monitor.down().payload), down_limit / 1e9, to_device * 1e6,
-              U(monitor.up().payload), up_limit / 1e9, from_device * 1e6, transfer * 1e6);
-  std::printf("  TLPs delivered: host -> device %llu, device -> host %llu\n",
-              U(monitor.down().tlps), U(monitor.up().tlps));
-  std::printf("  end to end / max(compute, transfer) = %.4f (%s-bound)  [issue 5 goal <= %.2f: "
-              "%s]\n",
-              ratio, compute >= transfer ? "compute" : "transfer", kDenseGoal,
-              ratio <= kDenseGoal ? "MET" : "NOT MET");
-  std::printf("  device: %llu cycles clocked, %llu cycles a received beat waited, %llu cycles a "
-              "sent beat waited\n",
-              U(dev_delta.cycles), U(dev_delta.rx_stall_cycles), U(dev_delta.tx_wait_cycles));
-  std::printf("  simulation: %.2f s wall, %.1f kcycles/s\n", wall,
-              double(dev_delta.cycles) / wall / 1e3);
+// ---- conv ------------------------------------------------------------------------------------
+
+int RunConv(tpu::sys::TpuSystem& system, const Options& o) {
+  const auto& c = system.config();
+  const bool window = o.lowering == "window";
+  std::printf("system conv2d %lldx%lldx%lld -> %lld, %lldx%lld %s stride %lld, lowering %s "
+              "(%s), end to end at %s, device at %.0f MHz\n",
+              static_cast<long long>(o.h), static_cast<long long>(o.w),
+              static_cast<long long>(o.cin), static_cast<long long>(o.cout),
+              static_cast<long long>(o.kernel), static_cast<long long>(o.kernel),
+              o.padding.c_str(), static_cast<long long>(o.stride), o.lowering.c_str(),
+              window ? "MATMUL window over the input in the UB" : "host im2col onto LowerDense",
+              c.link.Name().c_str(), c.clock_mhz);
+  PrintLinkAndDevice(system);
+
+  const int64_t batch = 1;
+  std::mt19937_64 rng(2024);
+  std::uniform_int_distribution<int> byte(-128, 127);
+  tpu::golden::Tensor<int8_t> x({batch, o.h, o.w, o.cin});
+  for (auto& v : x.data) v = static_cast<int8_t>(byte(rng));
+  tpu::runtime::Conv2dLayer layer;
+  layer.weights = tpu::golden::Tensor<int8_t>({o.kernel, o.kernel, o.cin, o.cout});
+  for (auto& v : layer.weights.data) v = static_cast<int8_t>(byte(rng));
+  layer.bias.resize(o.cout);
+  for (auto& v : layer.bias) v = static_cast<int32_t>(rng() % 200001) - 100000;
+  layer.params.stride_h = layer.params.stride_w = o.stride;
+  layer.params.padding =
+      o.padding == "same" ? tpu::golden::Padding::kSame : tpu::golden::Padding::kValid;
+  layer.params.input_zero_point = -7;  // also the padding value
+  // Per channel: around the dense case's scale for K = KH * KW * Cin, each channel's within
+  // [0.75, 1.25) of it.
+  const double k = double(o.kernel * o.kernel * o.cin);
+  std::uniform_real_distribution<double> spread(0.75, 1.25);
+  for (int64_t ch = 0; ch < o.cout; ++ch) {
+    layer.requant.multipliers.push_back(
+        tpu::golden::QuantizeMultiplier(spread(rng) / (64.0 * std::sqrt(k) * 2)));
+  }
+  layer.requant.out_zero_point = 3;
+
+  tpu::runtime::LoweringOptions options;
+  options.conv = window ? tpu::runtime::ConvLowering::kWindow : tpu::runtime::ConvLowering::kIm2col;
+  const ProgramRun run = RunProgram(
+      system, [&](const tpu::isa::DeviceLimits& limits, const tpu::runtime::HostRegion& region) {
+        return tpu::runtime::LowerConv2d(x, layer, limits, region, options);
+      });
+  const tpu::golden::Tensor<int8_t> want =
+      tpu::golden::Conv2d(x, layer.weights, layer.bias, layer.params, layer.requant);
+  const bool ok = run.output.shape == want.shape && run.output.data == want.data;
+
+  const std::vector<int64_t>& y = want.shape;  // (B, OH, OW, Cout)
+  uint64_t matmul_rows = 0;
+  for (const auto& instr : run.program.instrs) {
+    if (const auto* mm = std::get_if<tpu::isa::Matmul>(&instr)) matmul_rows += mm->rows;
+  }
+  std::printf("  lowering: %s, output %lldx%lldx%lld\n", run.program.lowering.c_str(),
+              static_cast<long long>(y[1]), static_cast<long long>(y[2]),
+              static_cast<long long>(y[3]));
+  RunBounds bounds;
+  bounds.macs = double(y[1]) * double(y[2]) * double(o.kernel * o.kernel) * double(o.cin) *
+                double(o.cout) * double(batch);
+  bounds.macs_formula = "OH*OW*KH*KW*Cin*Cout*B";
+  bounds.rows = double(matmul_rows);
+  bounds.rows_formula = "the program's MATMUL rows";
+  ReportRun(system, run, ok, "golden::Conv2d", bounds);
+
+  // PCIe bytes against what the layer must move at least: its input, weights and output once.
+  const uint64_t essential =
+      static_cast<uint64_t>(x.NumElements() + layer.weights.NumElements() + want.NumElements());
+  const uint64_t measured = run.down.payload + run.up.payload;
+  const tpu::runtime::PcieBytes program_bytes = tpu::runtime::ProgramPcieBytes(run.program);
+  std::printf("  PCIe payload on the link: host -> device %llu, device -> host %llu, total %llu "
+              "(the program's READ_HOST / WRITE_HOST lengths: %llu / %llu; the rest is ring, "
+              "register and MSI traffic)\n",
+              U(run.down.payload), U(run.up.payload), U(measured), U(program_bytes.to_device),
+              U(program_bytes.from_device));
+  std::printf("  input + weights + output: %lld + %lld + %lld = %llu bytes; measured / that = "
+              "%.3f\n",
+              static_cast<long long>(x.NumElements()),
+              static_cast<long long>(layer.weights.NumElements()),
+              static_cast<long long>(want.NumElements()), U(essential),
+              double(measured) / double(essential));
   return ok ? 0 : 1;
 }
 
@@ -504,7 +689,8 @@ int sc_main(int argc, char** argv) {
   if (o.host_latency_ns >= 0) config.host_memory_latency_ns = o.host_latency_ns;
   try {
     tpu::sys::TpuSystem system(config, tpu::tb::MakeTopModel<1>());
-    return o.bench_case == "dma" ? RunDma(system, o) : RunDense(system, o);
+    if (o.bench_case == "dma") return RunDma(system, o);
+    return o.bench_case == "dense" ? RunDense(system, o) : RunConv(system, o);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_system: %s\n", e.what());
     return 1;
