@@ -114,16 +114,34 @@ runtime::LoweringOptions OptionsFor(const LayerResidency& r) {
   return options;
 }
 
-// "" if the layer lowers with these placements, else the lowering's message.
-std::string TryLowering(const Layer& layer, const LayerResidency& r,
-                        const isa::DeviceLimits& limits) {
+// The layer lowered with these placements: its PCIe payload bytes (READ_HOST and WRITE_HOST
+// lengths), or the lowering's message when it does not lower.
+struct Trial {
+  std::string error;
+  uint64_t bytes = 0;
+};
+
+Trial TryLowering(const Layer& layer, const LayerResidency& r, const isa::DeviceLimits& limits) {
+  Trial trial;
   try {
-    LowerLayer(layer, golden::Tensor<int8_t>(layer.input_shape), limits, kPlanningRegion,
-               OptionsFor(r));
+    trial.bytes = runtime::ProgramPcieBytes(
+                      LowerLayer(layer, golden::Tensor<int8_t>(layer.input_shape), limits,
+                                 kPlanningRegion, OptionsFor(r)))
+                      .total();
   } catch (const std::invalid_argument& e) {
-    return e.what();
+    trial.error = e.what();
   }
-  return "";
+  return trial;
+}
+
+// A layer's placement with its output through the host and its input as `input_ub` says.
+LayerResidency ThroughHost(std::optional<runtime::UbTensor> input_ub,
+                           const isa::DeviceLimits& limits) {
+  LayerResidency r;
+  r.input_ub = input_ub;
+  r.input = input_ub ? Residence::kUb : Residence::kHost;
+  SetWorkRows(r, limits);
+  return r;
 }
 
 }  // namespace
@@ -162,14 +180,29 @@ ResidencyPlan PlanResidency(const Network& network, const isa::DeviceLimits& lim
         r.fallback = "--check-layers";
       } else if (rows > limits.ub_rows) {
         r.fallback = "the output needs " + std::to_string(rows) + " UB rows";
-      } else if (std::string why = TryLowering(layers[i], producer, limits); !why.empty()) {
-        r.fallback = why;
-      } else if (std::string why2 = TryLowering(layers[consumer], reader, limits);
-                 !why2.empty()) {
-        r.fallback = why2;
+      } else if (const Trial made = TryLowering(layers[i], producer, limits);
+                 !made.error.empty()) {
+        r.fallback = made.error;
+      } else if (const Trial read = TryLowering(layers[consumer], reader, limits);
+                 !read.error.empty()) {
+        r.fallback = read.error;
       } else {
-        r = producer;
-        ++plan.ub_tensors;
+        // Residency changes how both layers lower (a resident input takes conv2d's window
+        // route, a resident output leaves the producer fewer work rows): keep the tensor in the
+        // UB only if the two programs then move no more PCIe bytes than through the host.
+        const Trial made_host = TryLowering(layers[i], ThroughHost(current, limits), limits);
+        const Trial read_host =
+            TryLowering(layers[consumer], ThroughHost(std::nullopt, limits), limits);
+        const uint64_t in_ub = made.bytes + read.bytes;
+        const uint64_t via_host = made_host.bytes + read_host.bytes;
+        if (made_host.error.empty() && read_host.error.empty() && via_host < in_ub) {
+          r.fallback = "through the host, " + layers[i].Where() + " and " +
+                       layers[consumer].Where() + " move " + std::to_string(via_host) +
+                       " PCIe bytes, " + std::to_string(in_ub) + " with the tensor in the UB";
+        } else {
+          r = producer;
+          ++plan.ub_tensors;
+        }
       }
     }
     SetWorkRows(r, limits);

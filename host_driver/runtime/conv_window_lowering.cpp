@@ -5,7 +5,6 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
-#include <variant>
 
 #include "golden/format.h"
 #include "golden/padding.h"
@@ -397,13 +396,5 @@ DenseProgram LowerConv2dWindow(const golden::Tensor<int8_t>& input, const Conv2d
   return program;
 }
 
-PcieBytes ProgramPcieBytes(const DenseProgram& program) {
-  PcieBytes bytes;
-  for (const isa::Instr& instr : program.instrs) {
-    if (const auto* rh = std::get_if<isa::ReadHost>(&instr)) bytes.to_device += rh->length;
-    if (const auto* wh = std::get_if<isa::WriteHost>(&instr)) bytes.from_device += wh->length;
-  }
-  return bytes;
-}
 
 }  // namespace tpu::runtime

@@ -46,15 +46,6 @@ DenseProgram LowerConv2dWindow(const golden::Tensor<int8_t>& input, const Conv2d
                                const isa::DeviceLimits& limits, const HostRegion& region,
                                const LoweringOptions& options = {});
 
-// Payload bytes a program moves over PCIe: the lengths of its READ_HOSTs (host -> device) and
-// WRITE_HOSTs (device -> host).
-struct PcieBytes {
-  uint64_t to_device = 0;
-  uint64_t from_device = 0;
-  uint64_t total() const { return to_device + from_device; }
-};
-PcieBytes ProgramPcieBytes(const DenseProgram& program);
-
 }  // namespace tpu::runtime
 
 #endif  // TPU_RUNTIME_CONV_WINDOW_LOWERING_H_

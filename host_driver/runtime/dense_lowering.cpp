@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <stdexcept>
 #include <utility>
+#include <variant>
 
 #include "golden/format.h"
 #include "isa/validate.h"
@@ -231,6 +232,15 @@ DenseProgram LowerDenseChain(const golden::Tensor<int8_t>& x, const DenseLayer& 
   program.lowering = "dense chain";
   program.output_shape = {plan2.m, plan2.nout};
   return program;
+}
+
+PcieBytes ProgramPcieBytes(const DenseProgram& program) {
+  PcieBytes bytes;
+  for (const isa::Instr& instr : program.instrs) {
+    if (const auto* rh = std::get_if<isa::ReadHost>(&instr)) bytes.to_device += rh->length;
+    if (const auto* wh = std::get_if<isa::WriteHost>(&instr)) bytes.from_device += wh->length;
+  }
+  return bytes;
 }
 
 golden::Tensor<int8_t> ExtractDenseOutput(const DenseOutput& output, const HostReader& read) {

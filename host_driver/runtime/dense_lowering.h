@@ -114,6 +114,15 @@ DenseProgram LowerDenseChain(const golden::Tensor<int8_t>& x, const DenseLayer& 
 // Reads `length` host bytes at `address` (from the device's host memory after the run).
 using HostReader = std::function<std::vector<uint8_t>(uint64_t address, uint64_t length)>;
 
+// Payload bytes a program moves over PCIe: the lengths of its READ_HOSTs (host -> device) and
+// WRITE_HOSTs (device -> host).
+struct PcieBytes {
+  uint64_t to_device = 0;
+  uint64_t from_device = 0;
+  uint64_t total() const { return to_device + from_device; }
+};
+PcieBytes ProgramPcieBytes(const DenseProgram& program);
+
 // The (M, channels) result of a run.
 golden::Tensor<int8_t> ExtractDenseOutput(const DenseOutput& output, const HostReader& read);
 

@@ -7,7 +7,7 @@
 //   runtime/program_builder.h  ProgramBuilder: instructions checked as they are added
 //   runtime/layers.h           conv2d, pool, activation: Lower*, ExtractLayerOutput
 //   runtime/identity_lowering.h  the identity-tile pass under pool and activation
-//   runtime/conv_window_lowering.h  conv2d by the MATMUL sliding window, ProgramPcieBytes
+//   runtime/conv_window_lowering.h  conv2d by the MATMUL sliding window
 #ifndef TPU_RUNTIME_RUNTIME_H_
 #define TPU_RUNTIME_RUNTIME_H_
 
