@@ -30,14 +30,6 @@ isa::DeviceLimits SmallN8() { return {8, 2048, 64, 1 << 20, 16}; }
 isa::DeviceLimits DefaultN8() { return {8, 4096, 1024, 1 << 26, 64}; }
 isa::DeviceLimits DefaultN16() { return isa::DeviceLimits{}; }
 
-std::string Shape(const std::vector<int64_t>& shape) { return golden::ShapeToString(shape); }
-
-golden::Tensor<int8_t> RandomTensor(std::mt19937_64& rng, std::vector<int64_t> shape) {
-  golden::Tensor<int8_t> t(std::move(shape));
-  for (int8_t& v : t.data) v = static_cast<int8_t>(Uniform(rng, -128, 127));
-  return t;
-}
-
 Conv2dLayer RandomConv(std::mt19937_64& rng, int64_t kh, int64_t kw, int64_t cin, int64_t cout,
                        int64_t stride_h, int64_t stride_w, golden::Padding padding) {
   DenseLayer dense = RandomDenseLayer(rng, kh * kw * cin, cout);
@@ -63,70 +55,12 @@ golden::Tensor<int8_t> Golden(const golden::Tensor<int8_t>& x, const Conv2dLayer
   return golden::Conv2d(x, conv.weights, conv.bias, conv.params, conv.requant);
 }
 
-void ExpectSame(const golden::Tensor<int8_t>& got, const golden::Tensor<int8_t>& expected) {
-  ASSERT_EQ(Shape(got.shape), Shape(expected.shape));
-  for (std::size_t i = 0; i < got.data.size(); ++i) {
-    ASSERT_EQ(got.data[i], expected.data[i]) << "element " << i << " of " << Shape(got.shape);
-  }
-}
-
-void ExpectThrows(const std::function<void()>& fn, const std::string& part) {
-  try {
-    fn();
-    ADD_FAILURE() << "no exception, expected one containing '" << part << "'";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find(part), std::string::npos)
-        << "message '" << e.what() << "' lacks '" << part << "'";
-  }
-}
-
-// The UbTensor layout of an (M, C) tensor: slice j at ub + j * m.
-void WriteUbTensor(model::Machine& machine, const golden::Tensor<int8_t>& x, int64_t ub) {
-  const golden::Tensor<int8_t> rows({x.NumElements() / x.shape.back(), x.shape.back()}, x.data);
-  const std::vector<uint8_t> image = SliceImage(rows, machine.n());
-  for (std::size_t r = 0; r < image.size() / static_cast<std::size_t>(machine.n()); ++r) {
-    std::copy_n(&image[r * static_cast<std::size_t>(machine.n())], machine.n(),
-                machine.ub_row(ub + static_cast<int64_t>(r)));
-  }
-}
-
-golden::Tensor<int8_t> ReadUbTensor(const model::Machine& machine, const UbTensor& t,
-                                    std::vector<int64_t> shape) {
-  golden::Tensor<int8_t> y(std::move(shape));
-  const int64_t n = machine.n();
-  for (int64_t r = 0; r < t.m; ++r) {
-    for (int64_t c = 0; c < t.channels; ++c) {
-      y.data[static_cast<std::size_t>(r * t.channels + c)] =
-          static_cast<int8_t>(machine.ub_row(t.ub + (c / n) * t.m + r)[c % n]);
-    }
-  }
-  return y;
-}
-
 // Runs `program` on a machine whose UB holds `x` at `input_ub` (if >= 0) beforehand; returns the
 // output from the host or, when the program left it there, the UB.
 golden::Tensor<int8_t> RunProgram(const DenseProgram& program, const golden::Tensor<int8_t>& x,
                                   int64_t input_ub = -1) {
-  ExpectWellFormed(program.instrs, program.limits, 1);
-  model::Machine machine(program.limits);
-  if (input_ub >= 0) WriteUbTensor(machine, x, input_ub);
-  for (const HostImage& image : program.images) machine.host().Write(image.address, image.bytes);
-  const model::RunResult result = machine.Run(program.instrs);
-  EXPECT_TRUE(result.halted()) << model::ToString(result);
-  for (int t = 0; t < isa::kNumTokens; ++t) EXPECT_EQ(result.tokens[t], 0) << "t" << t;
-  EXPECT_EQ(result.fifo_tiles, 0);
-  if (program.ub_output) return ReadUbTensor(machine, *program.ub_output, program.output_shape);
-  return ExtractLayerOutput(program, [&machine](uint64_t address, uint64_t length) {
-    return machine.host().Read(address, length);
-  });
-}
-
-int CountWindowMatmuls(const DenseProgram& program) {
-  int count = 0;
-  for (const auto& instr : program.instrs) {
-    if (const auto* m = std::get_if<isa::Matmul>(&instr)) count += m->window ? 1 : 0;
-  }
-  return count;
+  return RunLayerOnMachine(program, &x,
+                           input_ub >= 0 ? std::optional<int64_t>(input_ub) : std::nullopt);
 }
 
 void CheckWindow(const isa::DeviceLimits& limits, const golden::Tensor<int8_t>& x,

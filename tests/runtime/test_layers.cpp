@@ -30,43 +30,9 @@ isa::DeviceLimits SmallN8() { return {8, 256, 64, 65536, 16}; }
 isa::DeviceLimits DefaultN8() { return {8, 4096, 1024, 1 << 26, 64}; }
 isa::DeviceLimits DefaultN16() { return isa::DeviceLimits{}; }
 
-std::string Shape(const std::vector<int64_t>& shape) { return golden::ShapeToString(shape); }
-
-golden::Tensor<int8_t> RandomTensor(std::mt19937_64& rng, std::vector<int64_t> shape) {
-  golden::Tensor<int8_t> t(std::move(shape));
-  for (int8_t& v : t.data) v = static_cast<int8_t>(Uniform(rng, -128, 127));
-  return t;
-}
-
 // Places the images, runs on a fresh reference machine, extracts in the layer's output shape.
 golden::Tensor<int8_t> RunLayer(const DenseProgram& program, int random_schedules = 1) {
-  ExpectWellFormed(program.instrs, program.limits, random_schedules);
-  model::Machine machine(program.limits);
-  for (const HostImage& image : program.images) machine.host().Write(image.address, image.bytes);
-  const model::RunResult result = machine.Run(program.instrs);
-  EXPECT_TRUE(result.halted()) << model::ToString(result);
-  for (int t = 0; t < isa::kNumTokens; ++t) EXPECT_EQ(result.tokens[t], 0) << "t" << t;
-  EXPECT_EQ(result.fifo_tiles, 0);
-  return ExtractLayerOutput(program, [&machine](uint64_t address, uint64_t length) {
-    return machine.host().Read(address, length);
-  });
-}
-
-void ExpectSame(const golden::Tensor<int8_t>& got, const golden::Tensor<int8_t>& expected) {
-  ASSERT_EQ(Shape(got.shape), Shape(expected.shape));
-  for (std::size_t i = 0; i < got.data.size(); ++i) {
-    ASSERT_EQ(got.data[i], expected.data[i]) << "element " << i << " of " << Shape(got.shape);
-  }
-}
-
-void ExpectThrows(const std::function<void()>& fn, const std::string& part) {
-  try {
-    fn();
-    ADD_FAILURE() << "no exception, expected one containing '" << part << "'";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find(part), std::string::npos)
-        << "message '" << e.what() << "' lacks '" << part << "'";
-  }
+  return RunLayerOnMachine(program, nullptr, std::nullopt, random_schedules);
 }
 
 // ---- conv2d ----

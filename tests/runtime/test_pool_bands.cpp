@@ -28,45 +28,6 @@ constexpr HostRegion kRegion{0x7f0000001000, 1 << 24};
 isa::DeviceLimits SmallN8() { return {8, 256, 64, 65536, 16}; }
 isa::DeviceLimits DefaultN16() { return isa::DeviceLimits{}; }
 
-std::string Shape(const std::vector<int64_t>& shape) { return golden::ShapeToString(shape); }
-
-golden::Tensor<int8_t> RandomTensor(std::mt19937_64& rng, std::vector<int64_t> shape) {
-  golden::Tensor<int8_t> t(std::move(shape));
-  for (int8_t& v : t.data) v = static_cast<int8_t>(Uniform(rng, -128, 127));
-  return t;
-}
-
-// The UbTensor layout of an (M, C) tensor: slice j at ub + j * m.
-void WriteUbTensor(model::Machine& machine, const golden::Tensor<int8_t>& x, int64_t ub) {
-  const golden::Tensor<int8_t> rows({x.NumElements() / x.shape.back(), x.shape.back()}, x.data);
-  const std::vector<uint8_t> image = SliceImage(rows, machine.n());
-  const auto n = static_cast<std::size_t>(machine.n());
-  for (std::size_t r = 0; r < image.size() / n; ++r) {
-    std::copy_n(&image[r * n], n, machine.ub_row(ub + static_cast<int64_t>(r)));
-  }
-}
-
-golden::Tensor<int8_t> ReadUbTensor(const model::Machine& machine, const UbTensor& t,
-                                    std::vector<int64_t> shape) {
-  golden::Tensor<int8_t> y(std::move(shape));
-  const int64_t n = machine.n();
-  for (int64_t r = 0; r < t.m; ++r) {
-    for (int64_t c = 0; c < t.channels; ++c) {
-      y.data[static_cast<std::size_t>(r * t.channels + c)] =
-          static_cast<int8_t>(machine.ub_row(t.ub + (c / n) * t.m + r)[c % n]);
-    }
-  }
-  return y;
-}
-
-int CountWindowMatmuls(const DenseProgram& program) {
-  int count = 0;
-  for (const auto& instr : program.instrs) {
-    if (const auto* m = std::get_if<isa::Matmul>(&instr)) count += m->window ? 1 : 0;
-  }
-  return count;
-}
-
 // Lowers, runs on a fresh machine (the input in the UB first when options.input_in_ub says so)
 // and compares with golden; the program must pool in bands. Returns the program.
 DenseProgram CheckBandedPool(const isa::DeviceLimits& limits, const golden::Tensor<int8_t>& x,
@@ -88,20 +49,9 @@ DenseProgram CheckBandedPool(const isa::DeviceLimits& limits, const golden::Tens
   EXPECT_EQ(CountWindowMatmuls(program) > 0, p.padding == golden::Padding::kSame);
   EXPECT_EQ(program.ub_output.has_value(), options.output_ub.has_value());
 
-  ExpectWellFormed(program.instrs, program.limits, 1);
-  model::Machine machine(program.limits);
-  if (options.input_in_ub) WriteUbTensor(machine, x, options.input_in_ub->ub);
-  for (const HostImage& image : program.images) machine.host().Write(image.address, image.bytes);
-  const model::RunResult result = machine.Run(program.instrs);
-  EXPECT_TRUE(result.halted()) << model::ToString(result);
-  for (int t = 0; t < isa::kNumTokens; ++t) EXPECT_EQ(result.tokens[t], 0) << "t" << t;
-  EXPECT_EQ(result.fifo_tiles, 0);
-  const golden::Tensor<int8_t> got =
-      program.ub_output
-          ? ReadUbTensor(machine, *program.ub_output, program.output_shape)
-          : ExtractLayerOutput(program, [&machine](uint64_t address, uint64_t length) {
-              return machine.host().Read(address, length);
-            });
+  const golden::Tensor<int8_t> got = RunLayerOnMachine(
+      program, &x,
+      options.input_in_ub ? std::optional<int64_t>(options.input_in_ub->ub) : std::nullopt);
   EXPECT_EQ(Shape(got.shape), Shape(expected.shape));
   if (got.data.size() == expected.data.size()) {
     for (std::size_t i = 0; i < got.data.size(); ++i) {
@@ -113,16 +63,6 @@ DenseProgram CheckBandedPool(const isa::DeviceLimits& limits, const golden::Tens
     }
   }
   return program;
-}
-
-void ExpectThrows(const std::function<void()>& fn, const std::string& part) {
-  try {
-    fn();
-    ADD_FAILURE() << "no exception, expected one containing '" << part << "'";
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find(part), std::string::npos)
-        << "message '" << e.what() << "' lacks '" << part << "'";
-  }
 }
 
 // Max VALID, avg VALID or max SAME (the three banded kinds), windows 1..4 (VALID: at most the
