@@ -85,7 +85,7 @@ class Device {
   const DeviceInfo& info() const { return info_; }
   const DeviceOptions& options() const { return options_; }
   DeviceBus& bus() { return bus_; }
-  model::HostMemory& host_memory() { return bus_.host_memory(); }
+  HostMemory& host_memory() { return bus_.host_memory(); }
 
   uint32_t ReadRegister(uint32_t offset) { return bus_.ReadRegister(offset); }
   void WriteRegister(uint32_t offset, uint32_t value) { bus_.WriteRegister(offset, value); }

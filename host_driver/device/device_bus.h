@@ -1,8 +1,8 @@
 // What tpu::Device needs of the machine it runs on: BAR0 register accesses, the host memory
 // its DMA buffers live in, and the interrupt (MSI) line. The SystemC system model implements it
-// over the modeled PCIe link (testbench/system/system_bus.h); the cycle-level bench of the
-// device tests implements it over its root-complex model. The driver above it never sees an
-// RTL signal.
+// over the modeled PCIe link (sc_models/system/tpu_system.h, SystemBus); the cycle-level bench
+// of the device tests implements it over its root-complex model. The driver above it never
+// sees an RTL signal.
 //
 // Calls may block for simulated time (from an SC_THREAD in SystemC, by clocking the device in a
 // cycle bench); they return when the access is done.
@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "model/host_memory.h"
+#include "device/host_memory.h"
 
 namespace tpu::device {
 
@@ -28,7 +28,7 @@ class DeviceBus {
 
   // Host memory as the CPU sees it: the driver writes DMA buffers and the instruction ring
   // here directly (no PCIe traffic) and reads results back.
-  virtual model::HostMemory& host_memory() = 0;
+  virtual HostMemory& host_memory() = 0;
 
   // The host address an MSI must be written to to count as an interrupt.
   virtual uint64_t msi_address() const = 0;

@@ -134,7 +134,7 @@ class FaultyBus : public DeviceBus {
     }
     return inner_.ReadRegister(offset);
   }
-  model::HostMemory& host_memory() override { return inner_.host_memory(); }
+  HostMemory& host_memory() override { return inner_.host_memory(); }
   uint64_t msi_address() const override { return inner_.msi_address(); }
   std::optional<uint32_t> WaitForInterrupt(double timeout_ns) override {
     if (!drop_interrupts) return inner_.WaitForInterrupt(timeout_ns);
@@ -280,7 +280,7 @@ TEST(Device, DmaErrorThenAGoodRun) {
   Device dev(bus, BenchOptions());
   const DmaBuffer bad = dev.AllocateDma(0x1000);
   const DmaBuffer good = dev.AllocateDma(16 << 20);
-  dev.host_memory().AddFault(bad.address + 0x40, 0x10);
+  bus.host_memory().AddFault(bad.address + 0x40, 0x10);
   std::vector<isa::Instr> program = Nops(3);
   program.push_back(isa::ReadHost{isa::Target::kUb, bad.address, 0, 0x100, 0, 0});
   program.push_back(isa::Halt{});

@@ -34,7 +34,7 @@ class CountingBus : public device::DeviceBus {
     ++reads_;
     return bus_.ReadRegister(offset);
   }
-  model::HostMemory& host_memory() override { return bus_.host_memory(); }
+  device::HostMemory& host_memory() override { return bus_.host_memory(); }
   uint64_t msi_address() const override { return bus_.msi_address(); }
   std::optional<uint32_t> WaitForInterrupt(double timeout_ns) override {
     std::optional<uint32_t> irq = bus_.WaitForInterrupt(timeout_ns);
@@ -80,7 +80,7 @@ inline uint64_t DwBytes(uint64_t address, uint64_t length) {
 
 // The ring of a raw program (tests that drive the registers themselves, not through
 // tpu::device::Device): slot i of `instrs` at base + 16 i, as four little-endian words.
-inline void WriteSlots(model::HostMemory& memory, uint64_t base, uint32_t first_slot,
+inline void WriteSlots(device::HostMemory& memory, uint64_t base, uint32_t first_slot,
                        const std::vector<isa::Words>& slots) {
   for (size_t s = 0; s < slots.size(); ++s) {
     std::vector<uint8_t> bytes(16);

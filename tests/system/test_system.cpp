@@ -203,7 +203,7 @@ TEST(SystemErrors, ReadHostFromFaultRangeIsDmaErrorThenRecovers) {
   const std::vector<uint8_t> data = sys::testing::RandomBytes(rng, 1000);
   g_system->Run([&](device::DeviceBus& bus) {
     device::Device dev(bus);
-    model::HostMemory& m = dev.host_memory();
+    model::HostMemory& m = g_system->root_complex().memory();
     m.Write(kSrc, ok);
     m.Write(kFault - 500, data);
     m.AddFault(kFault + 100, 8);  // inside the second READ_HOST's range
@@ -241,7 +241,7 @@ TEST(SystemErrors, RingFetchFaultThenRecovers) {
     dev.host_memory().Write(src, data);
     const std::vector<isa::Instr> program = {ReadToUb(src, 0, 50), WriteFromUb(0, dst, 50),
                                              isa::Halt{}};
-    dev.host_memory().AddFault(ring + 16, 1);  // slot 1
+    g_system->root_complex().memory().AddFault(ring + 16, 1);  // slot 1
     try {
       dev.Run(program);
       ADD_FAILURE() << "no DeviceError for a ring fetch from a fault range";
@@ -250,7 +250,7 @@ TEST(SystemErrors, RingFetchFaultThenRecovers) {
       EXPECT_FALSE(e.hung());
       EXPECT_EQ(e.code(), regs::kErrRingFetchError);
     }
-    dev.host_memory().ClearFaults();
+    g_system->root_complex().memory().ClearFaults();
     dev.Run(program);
     EXPECT_EQ(dev.host_memory().Read(dst, 50), data);
   });
@@ -265,9 +265,9 @@ TEST(SystemErrors, WriteHostIntoFaultRangeIsDroppedNotHung) {
     const uint64_t dst = dev.dma_region().address + 0x8000;
     dev.host_memory().Write(src, std::vector<uint8_t>(512, 0x11));
     const uint64_t dropped = g_system->root_complex().stats().dropped_writes;
-    dev.host_memory().AddFault(dst, 512);
+    g_system->root_complex().memory().AddFault(dst, 512);
     dev.Run({ReadToUb(src, 0, 512), WriteFromUb(0, dst, 512), isa::Halt{}});
-    dev.host_memory().ClearFaults();
+    g_system->root_complex().memory().ClearFaults();
     EXPECT_GE(g_system->root_complex().stats().dropped_writes, dropped + 2);  // MPS 256
     EXPECT_EQ(dev.host_memory().Read(dst, 512), std::vector<uint8_t>(512, 0));
   });

@@ -76,7 +76,7 @@ isa::WriteHost WriteFromUb(uint32_t row, uint64_t host, uint32_t length) {
 }
 
 // Fills [address - kGuard, address + length + kGuard) with guard bytes.
-void Guard(model::HostMemory& m, uint64_t address, uint64_t length) {
+void Guard(device::HostMemory& m, uint64_t address, uint64_t length) {
   m.Write(address - kGuard, std::vector<uint8_t>(length + 2 * kGuard, kGuardByte));
 }
 
@@ -115,7 +115,7 @@ TEST_P(SystemDma, HostToUbToHost) {
   device::RunResult result;
   g_system->Run([&](device::DeviceBus& bus) {
     device::Device dev(bus, Options());
-    model::HostMemory& m = dev.host_memory();
+    model::HostMemory& m = g_system->root_complex().memory();
     m.Write(c.src, data);
     m.Write(pattern_at, pattern);
     Guard(m, c.dst, c.length);
