@@ -16,7 +16,8 @@ configure: deps
 	@test -f $(BUILD)/CMakeCache.txt || cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
 
 RUN_DIR ?= $(BUILD)/run
-run: all  ## the main job: a dense layer on the RTL over the modeled PCIe link, checked vs golden
+run: configure  ## the main job: a dense layer on the RTL over the modeled PCIe link, checked vs golden
+	cmake --build $(BUILD) -j $(JOBS) --target tpu
 	python3 scripts/make_dense_inputs.py --m 256 --k 512 --n 256 --seed 1 $(RUN_DIR)
 	$(BUILD)/host_driver/cli/tpu dense --input $(RUN_DIR)/x.npy --weights $(RUN_DIR)/w.npy \
 	  --bias $(RUN_DIR)/b.npy --scale 0.0005 --activation relu --output $(RUN_DIR)/y.npy \
@@ -44,7 +45,8 @@ example-deep: configure  ## the deeper CNN (examples/) on the RTL, checked vs go
 	BUILD=$(BUILD) examples/run.sh deep_cnn
 
 WAVES_DIR ?= $(BUILD)/waves
-waves: all  ## system traces of a dense and a sliding-window conv layer (waveforms/*.gtkw), an MXU trace
+waves: configure  ## system traces of a dense and a sliding-window conv layer (waveforms/*.gtkw), an MXU trace
+	cmake --build $(BUILD) -j $(JOBS) --target tpu mxu_demo
 	python3 scripts/make_dense_inputs.py --m 64 --k 64 --n 32 --seed 1 $(WAVES_DIR)
 	$(BUILD)/host_driver/cli/tpu dense --input $(WAVES_DIR)/x.npy --weights $(WAVES_DIR)/w.npy \
 	  --bias $(WAVES_DIR)/b.npy --scale 0.0005 --activation relu --output $(WAVES_DIR)/y.npy \
@@ -54,7 +56,7 @@ waves: all  ## system traces of a dense and a sliding-window conv layer (wavefor
 	  --bias $(WAVES_DIR)/conv/b.npy --padding same --scale 0.0005 --activation relu \
 	  --output $(WAVES_DIR)/conv/y.npy --backend rtl --conv-lowering window --check \
 	  --trace $(WAVES_DIR)/conv_demo.fst
-	$(BUILD)/host_driver/cli/tpu mxu --m 24 --k 32 --n 16 --size 8 --seed 1 --trace $(WAVES_DIR)/mxu_demo.fst
+	$(BUILD)/bench/mxu_demo --m 24 --k 32 --n 16 --size 8 --seed 1 --trace $(WAVES_DIR)/mxu_demo.fst
 	@echo "Layouts:  gtkwave $(WAVES_DIR)/system_demo.fst waveforms/pcie_dma.gtkw"
 	@echo "          gtkwave $(WAVES_DIR)/system_demo.fst waveforms/controller.gtkw"
 	@echo "          gtkwave $(WAVES_DIR)/conv_demo.fst waveforms/controller.gtkw   (sliding-window conv)"

@@ -13,7 +13,7 @@
 #include "core/core_harness.h"
 #include "golden/dense.h"
 #include "isa/disassembler.h"
-#include "runtime/dense_lowering.h"
+#include "compiler/dense_lowering.h"
 
 namespace {
 
@@ -22,8 +22,8 @@ using tpu::tb::CoreRunResult;
 
 struct Problem {
   tpu::golden::Tensor<int8_t> x;
-  tpu::runtime::DenseLayer layer;
-  tpu::runtime::DenseProgram program;
+  tpu::compiler::DenseLayer layer;
+  tpu::compiler::DenseProgram program;
 };
 
 Problem MakeProblem(int64_t m, int64_t k, int64_t n_out, const tpu::isa::DeviceLimits& limits) {
@@ -38,7 +38,7 @@ Problem MakeProblem(int64_t m, int64_t k, int64_t n_out, const tpu::isa::DeviceL
   p.layer.input_zero_point = 3;
   p.layer.requant.multipliers.assign(n_out, tpu::golden::QuantizeMultiplier(1.0 / (64.0 * k)));
   p.layer.requant.act_min = 0;  // ReLU
-  p.program = tpu::runtime::LowerDense(p.x, p.layer, limits, {0x100000000ull, 1ull << 30});
+  p.program = tpu::compiler::LowerDense(p.x, p.layer, limits, {0x100000000ull, 1ull << 30});
   return p;
 }
 
@@ -105,7 +105,7 @@ bool RunOnce(const Problem& p, const std::vector<tpu::isa::Words>* upload,
     std::printf("core did not finish: %s\n", r.Describe().c_str());
     return false;
   }
-  const auto y = tpu::runtime::ExtractDenseOutput(
+  const auto y = tpu::compiler::ExtractDenseOutput(
       p.program.output, [&](uint64_t a, uint64_t len) { return h->host().Read(a, len); });
   const auto expected = tpu::golden::Dense(p.x, p.layer.weights, p.layer.bias,
                                            p.layer.input_zero_point, p.layer.requant);

@@ -10,12 +10,12 @@
 //   one header beat per TLP, so the device itself cannot take or send payload faster than
 //   clock x 16 x MPS / (MPS + 16) (10.54 GB/s at 700 MHz, MPS 256): the output says whether
 //   the link or the device stream bounds the case.
-// - dense: an M x K x N dense layer (runtime::LowerDense, per-tensor requantization, bias)
+// - dense: an M x K x N dense layer (compiler::LowerDense, per-tensor requantization, bias)
 //   end to end, checked bit for bit against golden::Dense, runs in simulated time (doorbell to
 //   interrupt) within 1.10 of max(compute time, transfer time), where compute time = the MXU
 //   rows M x ceil(K/16) x ceil(N/16) at one row per cycle, and transfer time = the larger of
 //   (host -> device payload / payload limit) and (device -> host payload / payload limit).
-// - conv: a conv2d layer (runtime::LowerConv2d by the chosen lowering: `window`, the MATMUL
+// - conv: a conv2d layer (compiler::LowerConv2d by the chosen lowering: `window`, the MATMUL
 //   sliding window over the input in the UB, or `im2col` on the host onto the dense lowering;
 //   per-channel requantization, bias, input zero point) end to end, checked bit for bit against
 //   golden::Conv2d, with the dense case's figures (compute time = the program's MATMUL rows at
@@ -46,6 +46,7 @@
 #include <string>
 #include <systemc>
 #include <variant>
+#include <utility>
 #include <vector>
 
 #include "device/device.h"
@@ -53,9 +54,10 @@
 #include "golden/dense.h"
 #include "host_if/top_model.h"
 #include "regs/regs.h"
-#include "runtime/conv_window_lowering.h"
-#include "runtime/dense_lowering.h"
-#include "runtime/layers.h"
+#include "compiler/conv_window_lowering.h"
+#include "compiler/dense_lowering.h"
+#include "compiler/layers.h"
+#include "runtime/executor.h"
 #include "sc_models/pcie_link.h"
 #include "sc_models/pcie_link_config.h"
 #include "system/tpu_system.h"
@@ -443,7 +445,7 @@ void PrintInstructionMix(const std::vector<tpu::isa::Instr>& program, double cyc
 // A lowered layer's run on the system model: the program, the driver's perf counters, what the
 // RTL device and each link direction counted during the run, and the output read back.
 struct ProgramRun {
-  tpu::runtime::DenseProgram program;
+  tpu::compiler::DenseProgram program;
   RunResult result;
   DeviceDelta device;
   DirectionWindow down, up;
@@ -452,11 +454,11 @@ struct ProgramRun {
 };
 
 // Lowers a layer for the device's limits into its DMA region.
-using Lowerer = std::function<tpu::runtime::DenseProgram(const tpu::isa::DeviceLimits&,
-                                                         const tpu::runtime::HostRegion&)>;
+using Lowerer = std::function<tpu::compiler::DenseProgram(const tpu::isa::DeviceLimits&,
+                                                         const tpu::compiler::HostRegion&)>;
 
-// Lowers, places the host images, runs the program (doorbell to interrupt) with the link
-// monitored and reads the output back.
+// Lowers, then runs the program with the link monitored (runtime::Execute: the host images
+// placed, doorbell to interrupt, the output read back).
 ProgramRun RunProgram(tpu::sys::TpuSystem& system, const Lowerer& lower) {
   LinkMonitor monitor(system.link());
   ProgramRun run;
@@ -464,19 +466,15 @@ ProgramRun RunProgram(tpu::sys::TpuSystem& system, const Lowerer& lower) {
     Device dev(bus);
     const tpu::device::DmaBuffer region = dev.dma_region();
     run.program = lower(dev.info().limits, {region.address, region.size});
-    for (const auto& image : run.program.images) {
-      dev.host_memory().Write(image.address, image.bytes);
-    }
     const auto dev0 = system.device().stats();
     monitor.Start();
     const auto wall0 = std::chrono::steady_clock::now();
-    run.result = dev.Run(run.program.instrs);
+    tpu::runtime::Execution e = tpu::runtime::Execute(dev, run.program, 0);
     run.wall = Seconds(wall0);
     monitor.Stop();
     run.device = Since(dev0, system.device().stats());
-    run.output = tpu::runtime::ExtractLayerOutput(run.program, [&](uint64_t a, uint64_t length) {
-      return dev.host_memory().Read(a, length);
-    });
+    run.result = e.result;
+    run.output = std::move(e.output);
   });
   run.down = monitor.down();
   run.up = monitor.up();
@@ -561,7 +559,7 @@ int RunDense(tpu::sys::TpuSystem& system, const Options& o) {
   std::uniform_int_distribution<int> byte(-128, 127);
   tpu::golden::Tensor<int8_t> x({m, k});
   for (auto& v : x.data) v = static_cast<int8_t>(byte(rng));
-  tpu::runtime::DenseLayer layer;
+  tpu::compiler::DenseLayer layer;
   layer.weights = tpu::golden::Tensor<int8_t>({k, n_out});
   for (auto& v : layer.weights.data) v = static_cast<int8_t>(byte(rng));
   layer.bias.resize(n_out);
@@ -572,8 +570,8 @@ int RunDense(tpu::sys::TpuSystem& system, const Options& o) {
   layer.requant.out_zero_point = 3;
 
   const ProgramRun run = RunProgram(
-      system, [&](const tpu::isa::DeviceLimits& limits, const tpu::runtime::HostRegion& region) {
-        return tpu::runtime::LowerDense(x, layer, limits, region);
+      system, [&](const tpu::isa::DeviceLimits& limits, const tpu::compiler::HostRegion& region) {
+        return tpu::compiler::LowerDense(x, layer, limits, region);
       });
   const tpu::golden::Tensor<int8_t> want = tpu::golden::Dense(
       x, layer.weights, layer.bias, layer.input_zero_point, layer.requant);
@@ -610,7 +608,7 @@ int RunConv(tpu::sys::TpuSystem& system, const Options& o) {
   std::uniform_int_distribution<int> byte(-128, 127);
   tpu::golden::Tensor<int8_t> x({batch, o.h, o.w, o.cin});
   for (auto& v : x.data) v = static_cast<int8_t>(byte(rng));
-  tpu::runtime::Conv2dLayer layer;
+  tpu::compiler::Conv2dLayer layer;
   layer.weights = tpu::golden::Tensor<int8_t>({o.kernel, o.kernel, o.cin, o.cout});
   for (auto& v : layer.weights.data) v = static_cast<int8_t>(byte(rng));
   layer.bias.resize(o.cout);
@@ -629,11 +627,11 @@ int RunConv(tpu::sys::TpuSystem& system, const Options& o) {
   }
   layer.requant.out_zero_point = 3;
 
-  tpu::runtime::LoweringOptions options;
-  options.conv = window ? tpu::runtime::ConvLowering::kWindow : tpu::runtime::ConvLowering::kIm2col;
+  tpu::compiler::LoweringOptions options;
+  options.conv = window ? tpu::compiler::ConvLowering::kWindow : tpu::compiler::ConvLowering::kIm2col;
   const ProgramRun run = RunProgram(
-      system, [&](const tpu::isa::DeviceLimits& limits, const tpu::runtime::HostRegion& region) {
-        return tpu::runtime::LowerConv2d(x, layer, limits, region, options);
+      system, [&](const tpu::isa::DeviceLimits& limits, const tpu::compiler::HostRegion& region) {
+        return tpu::compiler::LowerConv2d(x, layer, limits, region, options);
       });
   const tpu::golden::Tensor<int8_t> want =
       tpu::golden::Conv2d(x, layer.weights, layer.bias, layer.params, layer.requant);
@@ -659,7 +657,7 @@ int RunConv(tpu::sys::TpuSystem& system, const Options& o) {
   const uint64_t essential =
       static_cast<uint64_t>(x.NumElements() + layer.weights.NumElements() + want.NumElements());
   const uint64_t measured = run.down.payload + run.up.payload;
-  const tpu::runtime::PcieBytes program_bytes = tpu::runtime::ProgramPcieBytes(run.program);
+  const tpu::compiler::PcieBytes program_bytes = tpu::compiler::ProgramPcieBytes(run.program);
   std::printf("  PCIe payload on the link: host -> device %llu, device -> host %llu, total %llu "
               "(the program's READ_HOST / WRITE_HOST lengths: %llu / %llu; the rest is ring, "
               "register and MSI traffic)\n",

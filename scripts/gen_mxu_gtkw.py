@@ -7,7 +7,7 @@ import sys
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 8
 TOP = "TOP.tpu_mxu."
 lines = [
-    f"[*] Open TPU: MXU layout for a size-{N} trace (make waves; tpu mxu --size {N} --trace F)",
+    f"[*] Open TPU: MXU layout for a size-{N} trace (make waves; bench/mxu_demo --size {N} --trace F)",
     "[timestart] 0",
     "[size] 1600 1000",
     "[signals_width] 300",

@@ -28,5 +28,13 @@ echo "install-deps: installing ${missing[*]}"
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# apt-get and dpkg print a line per package and step; keep them in a log and show it only if
+# the installation fails.
+log="$(mktemp -t tpu-install-deps.XXXXXX.log)"
+if ! { $sudo apt-get update -qq && \
+       $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >"$log" 2>&1; then
+  echo "install-deps: apt-get failed; the end of its log ($log):" >&2
+  tail -n 40 "$log" >&2
+  exit 1
+fi
+echo "install-deps: installed ${#missing[@]} packages (apt-get's log: $log)"

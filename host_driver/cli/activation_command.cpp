@@ -14,7 +14,7 @@
 #include "layer_options.h"
 #include "npy/header.h"
 #include "report.h"
-#include "runtime/layers.h"
+#include "compiler/layers.h"
 #include "tensor_files.h"
 
 namespace tpu::cli {
@@ -32,7 +32,7 @@ struct ActivationOptions {
 };
 
 golden::Tensor<int8_t> Golden(const golden::Tensor<int8_t>& x,
-                              const runtime::ActivationLayer& layer) {
+                              const compiler::ActivationLayer& layer) {
   golden::Tensor<int8_t> y = x;
   for (int8_t& v : y.data) {
     v = static_cast<int8_t>(std::clamp<int32_t>(v, layer.act_min, layer.act_max));
@@ -61,7 +61,7 @@ int RunActivation(const ActivationOptions& o, const BackendFactory& make_backend
         "--function relu6 needs --output-scale F (the real value of one int8 step) to place "
         "6.0 on the int8 scale");
   }
-  runtime::ActivationLayer layer;
+  compiler::ActivationLayer layer;
   if (!lut) {
     const golden::Activation act =
         o.function == "relu6" ? golden::Activation::kRelu6 : golden::Activation::kRelu;
@@ -85,7 +85,7 @@ int RunActivation(const ActivationOptions& o, const BackendFactory& make_backend
     std::copy(table.begin(), table.end(), t.begin());
     layer.lut = t;
   }
-  runtime::CheckActivationLayer(layer, "tpu activation");
+  compiler::CheckActivationLayer(layer, "tpu activation");
   const std::unique_ptr<LayerBackend> backend = make_backend(o.layer.backend, backend_options);
 
   const auto start = std::chrono::steady_clock::now();

@@ -8,7 +8,7 @@
 
 #include <functional>
 
-#include "layer_backend.h"
+#include "runtime_names.h"
 
 namespace tpu::cli {
 
@@ -21,7 +21,7 @@ CommandRunner AddMxuCommand(CLI::App& app);
 // Layer commands take their backend from `make_backend` (tests substitute their own).
 CommandRunner AddDenseCommand(CLI::App& app, BackendFactory make_backend = MakeBackend);
 
-// `tpu conv2d`, `tpu pool`, `tpu activation`: the other layers (runtime/layers.h), as dense.
+// `tpu conv2d`, `tpu pool`, `tpu activation`: the other layers (compiler/layers.h), as dense.
 CommandRunner AddConv2dCommand(CLI::App& app, BackendFactory make_backend = MakeBackend);
 CommandRunner AddPoolCommand(CLI::App& app, BackendFactory make_backend = MakeBackend);
 CommandRunner AddActivationCommand(CLI::App& app, BackendFactory make_backend = MakeBackend);
@@ -32,7 +32,8 @@ CommandRunner AddGemmCommand(CLI::App& app, BackendFactory make_backend = MakeBa
 // `tpu info`: the device configuration and which backends are available (the rtl backend if
 // the program links it, as the `tpu` tool does: tpu_cli_rtl).
 CommandRunner AddInfoCommand(CLI::App& app, bool rtl_backend_linked = false);
-CommandRunner AddRunCommand(CLI::App& app, BackendFactory make_backend = MakeBackend);  // `tpu run NET.json` (host_driver/network, docs/networks.md)
+// `tpu run NET.json`: a network layer by layer (host_driver/network, docs/networks.md).
+CommandRunner AddRunCommand(CLI::App& app, BackendFactory make_backend = MakeBackend);
 
 }  // namespace tpu::cli
 

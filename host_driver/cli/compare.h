@@ -1,4 +1,5 @@
-// --check: a backend's result against the golden one, element by element.
+// --check in a command's report: the comparison (runtime/compare.h) as a report line and the
+// message for stderr.
 #ifndef TPU_HOST_DRIVER_CLI_COMPARE_H_
 #define TPU_HOST_DRIVER_CLI_COMPARE_H_
 
@@ -9,35 +10,12 @@
 #include "golden/format.h"
 #include "golden/tensor.h"
 #include "report.h"
+#include "runtime/compare.h"
 
 namespace tpu::cli {
 
-struct Comparison {
-  bool same_shape = true;
-  std::size_t total = 0;       // elements compared
-  std::size_t mismatches = 0;  // elements that differ
-  std::size_t first = 0;       // row-major index of the first one
-  int64_t got = 0, want = 0;   // its two values
-
-  bool ok() const { return same_shape && mismatches == 0; }
-};
-
-template <typename T>
-Comparison Compare(const golden::Tensor<T>& got, const golden::Tensor<T>& want) {
-  Comparison c;
-  c.same_shape = got.shape == want.shape && got.data.size() == want.data.size();
-  if (!c.same_shape) return c;
-  c.total = want.data.size();
-  for (std::size_t i = 0; i < c.total; ++i) {
-    if (got.data[i] == want.data[i]) continue;
-    if (c.mismatches++ == 0) {
-      c.first = i;
-      c.got = got.data[i];
-      c.want = want.data[i];
-    }
-  }
-  return c;
-}
+using runtime::Compare;
+using runtime::Comparison;
 
 // Adds the "check" line to the report and returns "" if `got` equals `want`, else the message
 // for stderr: the first differing (row, col) of the (rows, cols) result `name` and both values.

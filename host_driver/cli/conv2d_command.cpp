@@ -14,7 +14,7 @@
 #include "npy/header.h"
 #include "report.h"
 #include "requant_options.h"
-#include "runtime/layers.h"
+#include "compiler/layers.h"
 #include "tensor_files.h"
 
 namespace tpu::cli {
@@ -40,11 +40,11 @@ int RunConv2d(const Conv2dOptions& o, const BackendFactory& make_backend) {
   // Option mistakes before any file, files before the backend (no simulation, no waveform for
   // bad input): as `tpu dense`.
   BackendOptions backend_options = ResolveBackendOptions(o.layer);
-  backend_options.conv = o.conv_lowering == "window"   ? runtime::ConvLowering::kWindow
-                         : o.conv_lowering == "im2col" ? runtime::ConvLowering::kIm2col
-                                                       : runtime::ConvLowering::kAuto;
+  backend_options.conv = o.conv_lowering == "window"   ? compiler::ConvLowering::kWindow
+                         : o.conv_lowering == "im2col" ? compiler::ConvLowering::kIm2col
+                                                       : compiler::ConvLowering::kAuto;
   CheckRequantChoice(o.requant);
-  runtime::Conv2dLayer layer;
+  compiler::Conv2dLayer layer;
   golden::Conv2dParams& params = layer.params;
   if (!o.strides.empty()) {
     const auto [sh, sw] =
@@ -89,7 +89,7 @@ int RunConv2d(const Conv2dOptions& o, const BackendFactory& make_backend) {
   if (!o.bias.empty()) layer.bias = LoadInt32Vector("--bias", o.bias, nout, per_channel);
   const ResolvedRequant requant = ResolveRequant(o.requant, nout, o.weights);
   layer.requant = requant.params;
-  runtime::CheckConv2dLayer(layer, "tpu conv2d");
+  compiler::CheckConv2dLayer(layer, "tpu conv2d");
   const std::unique_ptr<LayerBackend> backend = make_backend(o.layer.backend, backend_options);
 
   const auto start = std::chrono::steady_clock::now();

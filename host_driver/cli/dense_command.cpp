@@ -12,7 +12,7 @@
 #include "npy/header.h"
 #include "report.h"
 #include "requant_options.h"
-#include "runtime/dense_layer.h"
+#include "compiler/dense_layer.h"
 #include "tensor_files.h"
 
 namespace tpu::cli {
@@ -31,7 +31,7 @@ int RunDense(const DenseOptions& o, const BackendFactory& make_backend) {
   CheckRequantChoice(o.requant);
 
   const golden::Tensor<int8_t> x = LoadInt8Matrix("--input", o.input, "(M, K)");
-  runtime::DenseLayer layer;
+  compiler::DenseLayer layer;
   layer.weights = LoadInt8Matrix("--weights", o.weights, "(K, N)");
   const int64_t m = x.shape[0], k = x.shape[1], n = layer.weights.shape[1];
   if (layer.weights.shape[0] != k) {
@@ -46,7 +46,7 @@ int RunDense(const DenseOptions& o, const BackendFactory& make_backend) {
   const ResolvedRequant requant = ResolveRequant(o.requant, n, o.weights);
   layer.input_zero_point = o.requant.input_zero_point;
   layer.requant = requant.params;
-  runtime::CheckDenseLayer(layer, "tpu dense");
+  compiler::CheckDenseLayer(layer, "tpu dense");
   const std::unique_ptr<LayerBackend> backend = make_backend(o.layer.backend, backend_options);
 
   const auto start = std::chrono::steady_clock::now();

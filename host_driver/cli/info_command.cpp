@@ -13,8 +13,7 @@
 
 #include "commands.h"
 #include "isa/isa.h"
-#include "layer_backend.h"
-#include "pcie_link.h"
+#include "runtime_names.h"
 #include "report.h"
 #include "rtl_device_config.h"
 

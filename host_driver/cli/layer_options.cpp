@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "checksum.h"
+#include "progress_line.h"
 #include "golden/format.h"
 
 namespace tpu::cli {
@@ -91,8 +92,14 @@ std::pair<int64_t, int64_t> ParseSizePair(const std::string& option, const std::
   return {values[0], values.back()};
 }
 
+std::string LinkText(const PcieLink& link) {
+  return link.ToString() + " (" + golden::FormatReal(link.GigaTransfersPerLane()) +
+         " GT/s per lane, " + link.Encoding() + ")";
+}
+
 BackendOptions ResolveBackendOptions(const LayerOptions& o) {
   BackendOptions resolved;
+  resolved.progress = std::make_shared<ProgressLine>();
   try {
     resolved.link = ParsePcieLink(o.pcie);
   } catch (const std::invalid_argument& e) {
@@ -117,9 +124,7 @@ void AddRunFigures(Report& r, const BackendOptions& resolved, const RunStats& st
                    double wall_seconds, const std::string& macs_label) {
   constexpr const char* kNoMacs = "the layer does no multiply-accumulates";
   const PcieLink& link = resolved.link;
-  r.Add("pcie", "PCIe link",
-        link.ToString() + " (" + golden::FormatReal(link.GigaTransfersPerLane()) +
-            " GT/s per lane, " + link.Encoding() + ")");
+  r.Add("pcie", "PCIe link", LinkText(link));
   r.Add("pcie_link_gbytes_per_s", "PCIe raw bandwidth per direction", link.BytesPerSecond() / 1e9,
         "GB/s", 2);
   if (stats.pcie_payload_limit_bytes_per_s) {

@@ -8,7 +8,7 @@
 #include <string>
 #include <utility>
 
-#include "layer_backend.h"
+#include "runtime_names.h"
 #include "report.h"
 
 namespace tpu::cli {
@@ -34,8 +34,12 @@ void ParseTraceWindow(const std::string& text, uint64_t& begin, uint64_t& end);
 std::pair<int64_t, int64_t> ParseSizePair(const std::string& option, const std::string& text,
                                           int64_t lo, int64_t hi, const std::string& what);
 
-// The backend options the layer options ask for. Throws std::invalid_argument for a malformed
-// --pcie or --trace-window, or --trace-window without --trace.
+// "gen3x16 (8 GT/s per lane, 128b/130b)": the link as reports name it.
+std::string LinkText(const PcieLink& link);
+
+// The backend options the layer options ask for, with a progress line on stderr for long runs.
+// Throws std::invalid_argument for a malformed --pcie or --trace-window, or --trace-window
+// without --trace.
 BackendOptions ResolveBackendOptions(const LayerOptions& options);
 
 // Adds the figures every layer run reports after the layer's own: the link, the wall-clock

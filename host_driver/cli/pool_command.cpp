@@ -13,7 +13,7 @@
 #include "layer_options.h"
 #include "npy/header.h"
 #include "report.h"
-#include "runtime/layers.h"
+#include "compiler/layers.h"
 #include "tensor_files.h"
 
 namespace tpu::cli {
@@ -41,8 +41,8 @@ std::string Pair(int64_t a, int64_t b, const char* sep) {
 
 int RunPool(const PoolOptions& o, const BackendFactory& make_backend) {
   const BackendOptions backend_options = ResolveBackendOptions(o.layer);
-  runtime::PoolLayer layer;
-  layer.kind = o.mode == "max" ? runtime::PoolKind::kMax : runtime::PoolKind::kAvg;
+  compiler::PoolLayer layer;
+  layer.kind = o.mode == "max" ? compiler::PoolKind::kMax : compiler::PoolKind::kAvg;
   golden::Pool2dParams& p = layer.params;
   std::tie(p.window_h, p.window_w) = ParseSizePair("--window", o.window, 1, kMaxWindow,
                                                    "the pooling window's height and width");
@@ -83,7 +83,7 @@ int RunPool(const PoolOptions& o, const BackendFactory& make_backend) {
   };
   const int64_t oh = axis(h, p.window_h, p.stride_h, "height");
   const int64_t ow = axis(w, p.window_w, p.stride_w, "width");
-  runtime::CheckPoolLayer(layer, "tpu pool");
+  compiler::CheckPoolLayer(layer, "tpu pool");
   const std::unique_ptr<LayerBackend> backend = make_backend(o.layer.backend, backend_options);
 
   const auto start = std::chrono::steady_clock::now();
@@ -96,7 +96,7 @@ int RunPool(const PoolOptions& o, const BackendFactory& make_backend) {
   r.Add("backend", "backend", backend->name());
   std::string mismatch;
   if (o.layer.check) {
-    const golden::Tensor<int8_t> want = layer.kind == runtime::PoolKind::kMax
+    const golden::Tensor<int8_t> want = layer.kind == compiler::PoolKind::kMax
                                             ? golden::MaxPool2d(x, p)
                                             : golden::AvgPool2d(x, p);
     mismatch = ReportCheck(r, backend->name(), "output", result.output, want);

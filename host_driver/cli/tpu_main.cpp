@@ -1,18 +1,45 @@
-// `tpu`: runs layers on the TPU's Verilated RTL and checks them against the golden reference.
+// `tpu`: runs layers and networks on the TPU's Verilated RTL and checks them against the golden
+// reference. The composition root: the one place that puts a backend together with a simulator.
+// The commands (tpu_cli) know backends only as runtime::LayerBackend made by a factory; here the
+// factory's `rtl` is the runtime's device backend on the simulator (testbench/simulator: the
+// system model with the Verilated tpu_top of the default device on the modeled PCIe link); the
+// others come from the runtime.
 #include <CLI/CLI.hpp>
 
 #include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <map>
+#include <memory>
+#include <string>
 
 #include "commands.h"
-#include "rtl_backend.h"
+#include "runtime/device_backend.h"
+#include "runtime/layer_backend.h"
+#include "simulator/simulator.h"
 
 // SystemC's shared library has its own main(), which prints a banner and calls sc_main(); the
 // tool keeps its own main() (the executable's wins) so that the report is all it prints, and
 // defines sc_main only because the library refers to it.
 extern "C" int sc_main(int, char**) { return 2; }
+
+namespace {
+
+std::unique_ptr<tpu::runtime::LayerBackend> MakeBackend(
+    const std::string& name, const tpu::runtime::BackendOptions& options) {
+  if (name == "rtl") {
+    tpu::tb::SimulatorOptions simulator;
+    simulator.link = options.link;
+    simulator.trace.trace_path = options.trace_path;
+    simulator.trace.trace_begin = options.trace_begin;
+    simulator.trace.trace_end = options.trace_end;
+    return std::make_unique<tpu::runtime::DeviceBackend>("rtl", tpu::tb::MakeSimulator(simulator),
+                                                         options);
+  }
+  return tpu::runtime::MakeBackend(name, options);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   // The banner would also come with the first module the rtl backend builds.
@@ -26,14 +53,13 @@ int main(int argc, char** argv) {
   auto add = [&](tpu::cli::CommandRunner runner) {
     runners[app.get_subcommands({}).back()] = std::move(runner);
   };
-  add(tpu::cli::AddMxuCommand(app));
-  add(tpu::cli::AddDenseCommand(app, tpu::cli::MakeBackendWithRtl));
-  add(tpu::cli::AddConv2dCommand(app, tpu::cli::MakeBackendWithRtl));
-  add(tpu::cli::AddPoolCommand(app, tpu::cli::MakeBackendWithRtl));
-  add(tpu::cli::AddActivationCommand(app, tpu::cli::MakeBackendWithRtl));
-  add(tpu::cli::AddGemmCommand(app, tpu::cli::MakeBackendWithRtl));
+  add(tpu::cli::AddDenseCommand(app, MakeBackend));
+  add(tpu::cli::AddConv2dCommand(app, MakeBackend));
+  add(tpu::cli::AddPoolCommand(app, MakeBackend));
+  add(tpu::cli::AddActivationCommand(app, MakeBackend));
+  add(tpu::cli::AddGemmCommand(app, MakeBackend));
   add(tpu::cli::AddInfoCommand(app, /*rtl_backend_linked=*/true));
-  add(tpu::cli::AddRunCommand(app, tpu::cli::MakeBackendWithRtl));
+  add(tpu::cli::AddRunCommand(app, MakeBackend));
 
   try {
     app.parse(argc, argv);

@@ -10,11 +10,22 @@
 #define TPU_DEVICE_DEVICE_BUS_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 
 #include "device/host_memory.h"
 
 namespace tpu::device {
+
+// What the machine has measured since it started, for the figures of a run (a run's figures are
+// the difference of two readings). A machine leaves empty what it cannot measure.
+struct BusCounters {
+  std::optional<uint64_t> payload_bytes_to_device;    // PCIe TLP payload, host -> device
+  std::optional<uint64_t> payload_bytes_from_device;  // PCIe TLP payload, device -> host
+  std::optional<double> payload_limit_bytes_per_s;    // the link's, per direction
+  std::optional<uint64_t> device_cycles;              // device clock cycles simulated
+  std::optional<double> clock_mhz;                    // the device's clock
+};
 
 class DeviceBus {
  public:
@@ -38,6 +49,16 @@ class DeviceBus {
 
   // Simulated time now, in nanoseconds.
   virtual double now_ns() const = 0;
+
+  // Figures the machine measures (none by default).
+  virtual BusCounters counters() const { return {}; }
+  // Calls hook(device cycle) about every `every` device cycles while the machine simulates
+  // (progress lines of long runs); every = 0 or an empty hook stops the calls. A machine that
+  // does not count cycles ignores it (the default).
+  virtual void SetCycleHook(uint64_t every, std::function<void(uint64_t cycle)> hook) {
+    (void)every;
+    (void)hook;
+  }
 };
 
 }  // namespace tpu::device

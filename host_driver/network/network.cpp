@@ -319,7 +319,7 @@ std::string StemOf(const std::string& path) {
   return dot == std::string::npos || dot == 0 ? name : name.substr(0, dot);
 }
 
-// Runs a runtime::Check*Layer (called with what = "") and reports its message for this layer.
+// Runs a compiler::Check*Layer (called with what = "") and reports its message for this layer.
 template <typename Check>
 void RuntimeCheck(const Fields& f, const Check& check) {
   try {
@@ -369,7 +369,7 @@ void ParseLayer(const json& value, Layer& layer, const std::string& source,
         f.Fail("", "dense needs an (M, K) input, got " + Shape(in) +
                        (in.size() > 2 ? ": put a {\"type\": \"flatten\"} layer before it" : ""));
       }
-      runtime::DenseLayer& d = layer.dense;
+      compiler::DenseLayer& d = layer.dense;
       layer.summary = "";
       d.input_zero_point = zp;
       ParseWeightsAndRequant(f, layer, base_dir, {in[1], -1}, "(K, N)",
@@ -378,12 +378,12 @@ void ParseLayer(const json& value, Layer& layer, const std::string& source,
       layer.summary = std::to_string(d.weights.shape[0]) + " -> " +
                       std::to_string(d.weights.shape[1]) + layer.summary;
       layer.output_shape = {in[0], d.weights.shape[1]};
-      RuntimeCheck(f, [&] { runtime::CheckDenseLayer(d, ""); });
+      RuntimeCheck(f, [&] { compiler::CheckDenseLayer(d, ""); });
       break;
     }
     case LayerType::kConv2d: {
       need_rank4("conv2d");
-      runtime::Conv2dLayer& c = layer.conv;
+      compiler::Conv2dLayer& c = layer.conv;
       f.Known({"strides", "padding"});
       const std::vector<int64_t> strides =
           f.Has("strides") ? f.Pair("strides", 1, 1 << 20) : std::vector<int64_t>{1, 1};
@@ -417,15 +417,15 @@ void ParseLayer(const json& value, Layer& layer, const std::string& source,
                       ", stride " + std::to_string(strides[0]) + "x" + std::to_string(strides[1]) +
                       rest;
       // The runtime's own checks (bias, zero points, requantization) before anything runs.
-      RuntimeCheck(f, [&] { runtime::CheckConv2dLayer(c, ""); });
+      RuntimeCheck(f, [&] { compiler::CheckConv2dLayer(c, ""); });
       break;
     }
     case LayerType::kPool: {
       need_rank4("pool");
-      runtime::PoolLayer& p = layer.pool;
+      compiler::PoolLayer& p = layer.pool;
       f.Known({"strides", "padding", "mode"});
-      p.kind = f.Choice("mode", {"max", "avg"}, "max") == "max" ? runtime::PoolKind::kMax
-                                                               : runtime::PoolKind::kAvg;
+      p.kind = f.Choice("mode", {"max", "avg"}, "max") == "max" ? compiler::PoolKind::kMax
+                                                               : compiler::PoolKind::kAvg;
       const std::vector<int64_t> window = f.Pair("window", 1, 1 << 20);
       const std::vector<int64_t> strides = f.Has("strides") ? f.Pair("strides", 1, 1 << 20) : window;
       p.params.window_h = window[0];
@@ -445,8 +445,8 @@ void ParseLayer(const json& value, Layer& layer, const std::string& source,
       }
       layer.output_shape = {in[0], oh.out_size, ow.out_size, in[3]};
       // The device's limits on windows and strides (ACTIVATE's fields).
-      RuntimeCheck(f, [&] { runtime::CheckPoolLayer(p, ""); });
-      layer.summary = std::string(p.kind == runtime::PoolKind::kMax ? "max " : "avg ") +
+      RuntimeCheck(f, [&] { compiler::CheckPoolLayer(p, ""); });
+      layer.summary = std::string(p.kind == compiler::PoolKind::kMax ? "max " : "avg ") +
                       std::to_string(window[0]) + "x" + std::to_string(window[1]) + ", stride " +
                       std::to_string(strides[0]) + "x" + std::to_string(strides[1]) + ", " +
                       (p.params.padding == golden::Padding::kSame ? "same" : "valid") +
@@ -454,7 +454,7 @@ void ParseLayer(const json& value, Layer& layer, const std::string& source,
       break;
     }
     case LayerType::kActivation: {
-      runtime::ActivationLayer& a = layer.activation;
+      compiler::ActivationLayer& a = layer.activation;
       f.Known({"output_scale", "lut", "min", "max", "output_zero_point"});
       const std::string fn = f.Choice("function", {"relu", "relu6", "clamp", "lut"}, "");
       layer.summary = fn;
@@ -506,7 +506,7 @@ void ParseLayer(const json& value, Layer& layer, const std::string& source,
       if (fn != "lut") {
         layer.summary += " [" + std::to_string(a.act_min) + ", " + std::to_string(a.act_max) + "]";
       }
-      RuntimeCheck(f, [&] { runtime::CheckActivationLayer(a, ""); });
+      RuntimeCheck(f, [&] { compiler::CheckActivationLayer(a, ""); });
       layer.output_shape = in;
       break;
     }

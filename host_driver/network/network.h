@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "golden/tensor.h"
-#include "runtime/dense_layer.h"
-#include "runtime/layers.h"
+#include "compiler/dense_layer.h"
+#include "compiler/layers.h"
 
 namespace tpu::network {
 
@@ -52,10 +52,10 @@ struct Layer {
   std::string summary;            // one line for reports, e.g. "64 3x3, valid, stride 1x1, relu"
 
   // The parameters of this layer's type (the others are empty).
-  runtime::DenseLayer dense;
-  runtime::Conv2dLayer conv;
-  runtime::PoolLayer pool;
-  runtime::ActivationLayer activation;
+  compiler::DenseLayer dense;
+  compiler::Conv2dLayer conv;
+  compiler::PoolLayer pool;
+  compiler::ActivationLayer activation;
 
   // The layer's useful multiply-accumulates: M x K x N for dense, B x OH x OW x KH x KW x Cin x
   // Cout for conv2d, 0 for the others (they do no arithmetic the MXU is for).

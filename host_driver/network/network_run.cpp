@@ -11,28 +11,27 @@
 #include "golden/conv.h"
 #include "golden/dense.h"
 #include "golden/pool.h"
-#include "runtime/dense_lowering.h"
-#include "runtime/layers.h"
-#include "rtl_device_config.h"
+#include "compiler/dense_lowering.h"
+#include "compiler/layers.h"
 
 namespace tpu::network {
 
 golden::Tensor<int8_t> ReferenceLayer(const Layer& layer, const golden::Tensor<int8_t>& input) {
   switch (layer.type) {
     case LayerType::kDense: {
-      const runtime::DenseLayer& d = layer.dense;
+      const compiler::DenseLayer& d = layer.dense;
       return golden::Dense(input, d.weights, d.bias, d.input_zero_point, d.requant);
     }
     case LayerType::kConv2d: {
-      const runtime::Conv2dLayer& c = layer.conv;
+      const compiler::Conv2dLayer& c = layer.conv;
       return golden::Conv2d(input, c.weights, c.bias, c.params, c.requant);
     }
     case LayerType::kPool:
-      return layer.pool.kind == runtime::PoolKind::kMax
+      return layer.pool.kind == compiler::PoolKind::kMax
                  ? golden::MaxPool2d(input, layer.pool.params)
                  : golden::AvgPool2d(input, layer.pool.params);
     case LayerType::kActivation: {
-      const runtime::ActivationLayer& a = layer.activation;
+      const compiler::ActivationLayer& a = layer.activation;
       golden::Tensor<int8_t> y = input;
       for (int8_t& v : y.data) v = int8_t(std::clamp<int32_t>(v, a.act_min, a.act_max));
       if (a.lut) y = golden::ApplyLut(y, *a.lut);
@@ -51,25 +50,23 @@ golden::Tensor<int8_t> ReferenceNetwork(const Network& network,
   return x;
 }
 
-isa::DeviceLimits RtlDeviceLimits() { return cli::RtlDevice().limits; }
-
 const char* ResidenceName(Residence residence) {
   return residence == Residence::kUb ? "ub" : "host";
 }
 
-runtime::DenseProgram LowerLayer(const Layer& layer, const golden::Tensor<int8_t>& input,
+compiler::DenseProgram LowerLayer(const Layer& layer, const golden::Tensor<int8_t>& input,
                                  const isa::DeviceLimits& limits,
-                                 const runtime::HostRegion& region,
-                                 const runtime::LoweringOptions& options) {
+                                 const compiler::HostRegion& region,
+                                 const compiler::LoweringOptions& options) {
   switch (layer.type) {
     case LayerType::kDense:
-      return runtime::LowerDense(input, layer.dense, limits, region, options);
+      return compiler::LowerDense(input, layer.dense, limits, region, options);
     case LayerType::kConv2d:
-      return runtime::LowerConv2d(input, layer.conv, limits, region, options);
+      return compiler::LowerConv2d(input, layer.conv, limits, region, options);
     case LayerType::kPool:
-      return runtime::LowerPool(input, layer.pool, limits, region, options);
+      return compiler::LowerPool(input, layer.pool, limits, region, options);
     case LayerType::kActivation:
-      return runtime::LowerActivation(input, layer.activation, limits, region, options);
+      return compiler::LowerActivation(input, layer.activation, limits, region, options);
     case LayerType::kFlatten:
       break;
   }
@@ -79,11 +76,11 @@ runtime::DenseProgram LowerLayer(const Layer& layer, const golden::Tensor<int8_t
 namespace {
 
 // Host memory is not what limits a layer when planning: a region far larger than any image.
-const runtime::HostRegion kPlanningRegion{uint64_t{1} << 32, uint64_t{1} << 40};
+const compiler::HostRegion kPlanningRegion{uint64_t{1} << 32, uint64_t{1} << 40};
 
 // A layer's output as a resident tensor from UB row `ub`: (B * H * W, C) for NHWC, (M, N) for
 // dense (the UbTensor view of every Lower*'s output).
-runtime::UbTensor OutputTensor(const Layer& layer, int64_t ub) {
+compiler::UbTensor OutputTensor(const Layer& layer, int64_t ub) {
   const std::vector<int64_t>& shape = layer.output_shape;
   const int64_t channels = shape.back();
   return {ub, golden::ElementCount(shape) / channels, channels};
@@ -105,8 +102,8 @@ void SetWorkRows(LayerResidency& r, const isa::DeviceLimits& limits) {
   r.ub_end = end;
 }
 
-runtime::LoweringOptions OptionsFor(const LayerResidency& r) {
-  runtime::LoweringOptions options;
+compiler::LoweringOptions OptionsFor(const LayerResidency& r) {
+  compiler::LoweringOptions options;
   options.ub_begin = r.ub_begin;
   options.ub_end = r.ub_end;
   options.input_in_ub = r.input_ub;
@@ -124,7 +121,7 @@ struct Trial {
 Trial TryLowering(const Layer& layer, const LayerResidency& r, const isa::DeviceLimits& limits) {
   Trial trial;
   try {
-    trial.bytes = runtime::ProgramPcieBytes(
+    trial.bytes = compiler::ProgramPcieBytes(
                       LowerLayer(layer, golden::Tensor<int8_t>(layer.input_shape), limits,
                                  kPlanningRegion, OptionsFor(r)))
                       .total();
@@ -135,7 +132,7 @@ Trial TryLowering(const Layer& layer, const LayerResidency& r, const isa::Device
 }
 
 // A layer's placement with its output through the host and its input as `input_ub` says.
-LayerResidency ThroughHost(std::optional<runtime::UbTensor> input_ub,
+LayerResidency ThroughHost(std::optional<compiler::UbTensor> input_ub,
                            const isa::DeviceLimits& limits) {
   LayerResidency r;
   r.input_ub = input_ub;
@@ -151,7 +148,7 @@ ResidencyPlan PlanResidency(const Network& network, const isa::DeviceLimits& lim
   const std::vector<Layer>& layers = network.layers;
   ResidencyPlan plan;
   plan.layers.resize(layers.size());
-  std::optional<runtime::UbTensor> current;  // the tensor flowing into the next layer, if in UB
+  std::optional<compiler::UbTensor> current;  // the tensor flowing into the next layer, if in UB
   for (size_t i = 0; i < layers.size(); ++i) {
     LayerResidency& r = plan.layers[i];
     r.input_ub = current;
@@ -165,7 +162,7 @@ ResidencyPlan PlanResidency(const Network& network, const isa::DeviceLimits& lim
     while (consumer < layers.size() && layers[consumer].type == LayerType::kFlatten) ++consumer;
     if (consumer < layers.size()) {
       // The other end of the UB from the input.
-      const runtime::UbTensor at_low = OutputTensor(layers[i], 0);
+      const compiler::UbTensor at_low = OutputTensor(layers[i], 0);
       const int64_t rows = at_low.Rows(limits.n);
       const bool low = !current || current->ub != 0;
       LayerResidency producer = r;
@@ -213,22 +210,22 @@ ResidencyPlan PlanResidency(const Network& network, const isa::DeviceLimits& lim
 
 void CheckLowering(const Network& network, const isa::DeviceLimits& limits) {
   // Host memory is not what limits a layer here: a region far larger than any image.
-  const runtime::HostRegion region{uint64_t{1} << 32, uint64_t{1} << 40};
+  const compiler::HostRegion region{uint64_t{1} << 32, uint64_t{1} << 40};
   for (const Layer& layer : network.layers) {
     const golden::Tensor<int8_t> zeros(layer.input_shape);
     try {
       switch (layer.type) {
         case LayerType::kDense:
-          runtime::LowerDense(zeros, layer.dense, limits, region);
+          compiler::LowerDense(zeros, layer.dense, limits, region);
           break;
         case LayerType::kConv2d:
-          runtime::LowerConv2d(zeros, layer.conv, limits, region);
+          compiler::LowerConv2d(zeros, layer.conv, limits, region);
           break;
         case LayerType::kPool:
-          runtime::LowerPool(zeros, layer.pool, limits, region);
+          compiler::LowerPool(zeros, layer.pool, limits, region);
           break;
         case LayerType::kActivation:
-          runtime::LowerActivation(zeros, layer.activation, limits, region);
+          compiler::LowerActivation(zeros, layer.activation, limits, region);
           break;
         case LayerType::kFlatten:
           break;
@@ -241,7 +238,7 @@ void CheckLowering(const Network& network, const isa::DeviceLimits& limits) {
 }
 
 NetworkRun RunNetwork(const Network& network, const golden::Tensor<int8_t>& input,
-                      cli::LayerBackend& backend, const RunOptions& options) {
+                      runtime::LayerBackend& backend, const RunOptions& options) {
   CheckNetworkInput(network, input, "input");
   NetworkRun run;
   const std::optional<isa::DeviceLimits> limits = backend.device_limits();
@@ -264,7 +261,7 @@ NetworkRun RunNetwork(const Network& network, const golden::Tensor<int8_t>& inpu
     const bool resident_in = where.input == Residence::kUb;
     const auto start = std::chrono::steady_clock::now();
     try {
-      cli::LayerResult<int8_t> r;
+      runtime::LayerResult<int8_t> r;
       if (layer.type == LayerType::kFlatten) {
         if (!resident_in) r.output = golden::Tensor<int8_t>(layer.output_shape, x->data);
         lr.on_host = true;
@@ -272,9 +269,9 @@ NetworkRun RunNetwork(const Network& network, const golden::Tensor<int8_t>& inpu
         const golden::Tensor<int8_t> shape_only(resident_in ? layer.input_shape
                                                             : std::vector<int64_t>{0});
         const golden::Tensor<int8_t>& in = resident_in ? shape_only : *x;
-        const runtime::LoweringOptions lowering = OptionsFor(where);
+        const compiler::LoweringOptions lowering = OptionsFor(where);
         r = backend.RunProgram(
-            [&](const isa::DeviceLimits& l, const runtime::HostRegion& region) {
+            [&](const isa::DeviceLimits& l, const compiler::HostRegion& region) {
               return LowerLayer(layer, in, l, region, lowering);
             },
             layer.macs());
@@ -314,7 +311,7 @@ NetworkRun RunNetwork(const Network& network, const golden::Tensor<int8_t>& inpu
       if (resident_out) {
         reference = std::move(want);
       } else {
-        lr.check = cli::Compare(lr.output, want);
+        lr.check = runtime::Compare(lr.output, want);
       }
     }
     run.layers.push_back(std::move(lr));
@@ -324,7 +321,7 @@ NetworkRun RunNetwork(const Network& network, const golden::Tensor<int8_t>& inpu
     throw std::logic_error("RunNetwork: the plan left the final output in the UB");
   }
   run.output = *x;
-  if (options.check) run.check = cli::Compare(run.output, ReferenceNetwork(network, input));
+  if (options.check) run.check = runtime::Compare(run.output, ReferenceNetwork(network, input));
   return run;
 }
 

@@ -13,11 +13,11 @@
 #include <optional>
 #include <vector>
 
-#include "compare.h"
+#include "compiler/dense_lowering.h"
 #include "golden/tensor.h"
-#include "layer_backend.h"
 #include "network/network.h"
-#include "runtime/dense_lowering.h"
+#include "runtime/compare.h"
+#include "runtime/layer_backend.h"
 
 namespace tpu::network {
 
@@ -36,10 +36,6 @@ golden::Tensor<int8_t> ReferenceNetwork(const Network& network,
 // naming the layer and the lowering's message.
 void CheckLowering(const Network& network, const isa::DeviceLimits& limits);
 
-// The limits of the device the rtl backend simulates (cli/rtl_device_config.h): N = 16, 4096 UB
-// rows, 1024 accumulator rows, 4 MiB of weight DRAM, 64 parameter sets.
-isa::DeviceLimits RtlDeviceLimits();
-
 // Where a layer's input comes from and where its output goes.
 enum class Residence { kHost, kUb };
 const char* ResidenceName(Residence residence);  // "host", "ub"
@@ -48,8 +44,8 @@ const char* ResidenceName(Residence residence);  // "host", "ub"
 // may use for its own buffers ([ub_begin, ub_end), outside the resident tensors).
 struct LayerResidency {
   Residence input = Residence::kHost, output = Residence::kHost;
-  std::optional<runtime::UbTensor> input_ub;  // input == kUb: where (the producer's output)
-  std::optional<runtime::UbTensor> output_ub;  // output == kUb: where
+  std::optional<compiler::UbTensor> input_ub;  // input == kUb: where (the producer's output)
+  std::optional<compiler::UbTensor> output_ub;  // output == kUb: where
   int64_t ub_begin = 0, ub_end = -1;          // -1: UB_ROWS
   // Output through the host although a device layer consumes it: why (the lowering's message,
   // or "--check-layers"); empty otherwise.
@@ -64,10 +60,10 @@ struct ResidencyPlan {
 // Lowers one device layer (not flatten) on `input` (its values, or only its shape when
 // options.input_in_ub is set) as the network runs it: LowerDense, LowerConv2d, LowerPool,
 // LowerActivation.
-runtime::DenseProgram LowerLayer(const Layer& layer, const golden::Tensor<int8_t>& input,
+compiler::DenseProgram LowerLayer(const Layer& layer, const golden::Tensor<int8_t>& input,
                                  const isa::DeviceLimits& limits,
-                                 const runtime::HostRegion& region,
-                                 const runtime::LoweringOptions& options);
+                                 const compiler::HostRegion& region,
+                                 const compiler::LoweringOptions& options);
 
 // Decides, layer by layer, where each intermediate tensor lives. A device layer's output stays
 // in the UB when (a) a device layer consumes it (through flatten layers: a reshape of a
@@ -82,7 +78,7 @@ ResidencyPlan PlanResidency(const Network& network, const isa::DeviceLimits& lim
 
 struct LayerRun {
   golden::Tensor<int8_t> output;
-  cli::RunStats stats;      // what the backend measured (empty for flatten: the host did it)
+  runtime::RunStats stats;      // what the backend measured (empty for flatten: the host did it)
   bool on_host = false;     // flatten: a reshape, no backend call
   // Where the input came from and the output went (kUb: `output` is empty, the tensor stayed
   // on the device; a flatten of a resident tensor stays resident).
@@ -92,7 +88,7 @@ struct LayerRun {
   // reference of the layers since the last tensor that reached the host, run from that tensor
   // (ReferenceLayer on the backend's previous output when the input came from the host), so
   // that the first wrong layer stands out. nullopt for outputs that stayed in the UB.
-  std::optional<cli::Comparison> check;
+  std::optional<runtime::Comparison> check;
 };
 
 struct NetworkRun {
@@ -100,7 +96,7 @@ struct NetworkRun {
   ResidencyPlan residency;  // all host for a backend without device programs (golden)
   golden::Tensor<int8_t> output;
   // With check: the final output against ReferenceNetwork from the network's input.
-  std::optional<cli::Comparison> check;
+  std::optional<runtime::Comparison> check;
 };
 
 struct RunOptions {
@@ -118,7 +114,7 @@ struct RunOptions {
 // Throws NetworkError, naming the layer, when the
 // backend fails on it (e.g. a layer type it does not run, a shape the device cannot hold).
 NetworkRun RunNetwork(const Network& network, const golden::Tensor<int8_t>& input,
-                      cli::LayerBackend& backend, const RunOptions& options = {});
+                      runtime::LayerBackend& backend, const RunOptions& options = {});
 
 }  // namespace tpu::network
 

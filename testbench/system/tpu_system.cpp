@@ -3,6 +3,7 @@
 #include <exception>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace tpu::sys {
 namespace {
@@ -63,6 +64,20 @@ std::optional<uint32_t> SystemBus::WaitForInterrupt(double timeout_ns) {
 
 double SystemBus::now_ns() const { return sc_core::sc_time_stamp().to_seconds() * 1e9; }
 
+device::BusCounters SystemBus::counters() const {
+  device::BusCounters c;
+  c.payload_bytes_to_device = link_->downstream.stats().payload_bytes;
+  c.payload_bytes_from_device = link_->upstream.stats().payload_bytes;
+  c.payload_limit_bytes_per_s = link_->timing().payload_limit_bytes_per_s();
+  c.device_cycles = device_->stats().cycles;
+  c.clock_mhz = clock_mhz_;
+  return c;
+}
+
+void SystemBus::SetCycleHook(uint64_t every, std::function<void(uint64_t cycle)> hook) {
+  device_->SetCycleHook(every, std::move(hook));
+}
+
 TpuSystem::TpuSystem(const SystemConfig& config, std::unique_ptr<tb::TopModel> model)
     : config_(Checked(config, model.get())),
       link_("link", config.link),
@@ -70,7 +85,7 @@ TpuSystem::TpuSystem(const SystemConfig& config, std::unique_ptr<tb::TopModel> m
       dram_("weight_dram", DramFor(config, model->config())),
       device_("device", std::move(model), &dram_.cycle_port(), DeviceFor(config)),
       dram_access_("dram_access"),
-      bus_(&rc_) {
+      bus_(&rc_, &link_, &device_, config.clock_mhz) {
   dram_access_.socket.bind(dram_.socket);
   rc_.tx.bind(link_.downstream.in);
   link_.downstream.out.bind(device_.rx);

@@ -22,6 +22,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 
 #include "device/device_bus.h"
+#include "device/platform.h"
 #include "host_if/top_model.h"
 #include "sc_models/pcie_link.h"
 #include "sc_models/root_complex.h"
@@ -39,19 +40,26 @@ struct SystemConfig {
 };
 
 // The driver's bus over the root complex; its calls block in simulated time, so they must
-// come from a SystemC thread (TpuSystem::Run's job).
+// come from a SystemC thread (TpuSystem::Run's job). Its counters are the link's payload bytes
+// and the RTL's cycles.
 class SystemBus : public device::DeviceBus {
  public:
-  explicit SystemBus(sc::RootComplex* rc) : rc_(rc) {}
+  SystemBus(sc::RootComplex* rc, const sc::PcieLink* link, RtlDevice* device, double clock_mhz)
+      : rc_(rc), link_(link), device_(device), clock_mhz_(clock_mhz) {}
   void WriteRegister(uint32_t offset, uint32_t value) override;
   uint32_t ReadRegister(uint32_t offset) override;
   model::HostMemory& host_memory() override { return rc_->memory(); }
   uint64_t msi_address() const override { return rc_->config().msi_address; }
   std::optional<uint32_t> WaitForInterrupt(double timeout_ns) override;
   double now_ns() const override;
+  device::BusCounters counters() const override;
+  void SetCycleHook(uint64_t every, std::function<void(uint64_t cycle)> hook) override;
 
  private:
   sc::RootComplex* rc_;
+  const sc::PcieLink* link_;
+  RtlDevice* device_;
+  double clock_mhz_;
 };
 
 // A TLM initiator on the weight DRAM's socket (the RTL uses its cycle-level port): tools and
@@ -62,7 +70,7 @@ class DramAccess : public sc_core::sc_module {
   explicit DramAccess(sc_core::sc_module_name name) : sc_core::sc_module(name), socket("socket") {}
 };
 
-class TpuSystem {
+class TpuSystem : public device::Platform {
  public:
   // model: a Verilated tpu_top (tb::MakeTopModel<K>); the link's MPS and MRRS must match the
   // ones it was built with (std::invalid_argument otherwise), and so must the DRAM.
@@ -71,7 +79,9 @@ class TpuSystem {
   // Runs `job` in a SystemC thread with the bus and simulates until it returns. Rethrows what
   // the job throws; throws std::runtime_error if the simulation runs out of events while the
   // job still waits (nothing could ever wake it).
-  void Run(const std::function<void(device::DeviceBus&)>& job);
+  void Run(const std::function<void(device::DeviceBus&)>& job) override;
+  // The Verilated device's limits (what its capability registers report).
+  isa::DeviceLimits limits() const override { return device_.top_config().limits; }
 
   const SystemConfig& config() const { return config_; }
   sc::PcieLink& link() { return link_; }

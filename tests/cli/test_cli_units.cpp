@@ -16,11 +16,11 @@
 #include "golden/conv.h"
 #include "golden/dense.h"
 #include "golden/pool.h"
-#include "layer_backend.h"
+#include "runtime_names.h"
 #include "layer_options.h"
 #include "npy/npy.h"
 #include "npy/scratch_dir.h"
-#include "pcie_link.h"
+#include "device/pcie_link.h"
 #include "report.h"
 
 namespace tpu::cli {
@@ -64,7 +64,7 @@ TEST(PcieLink, Bandwidth) {
   EXPECT_STREQ(ParsePcieLink("gen2x1").Encoding(), "8b/10b");
   EXPECT_STREQ(ParsePcieLink("gen3x1").Encoding(), "128b/130b");
   const PcieLink fallback;
-  EXPECT_EQ(fallback.ToString(), "gen3x16");  // the default, as in DESIGN.md
+  EXPECT_EQ(fallback.ToString(), "gen3x16");  // the default (docs/cli.md, --pcie)
 }
 
 TEST(PcieLink, Rejects) {
@@ -117,7 +117,7 @@ TEST(LayerOptions, Resolve) {
 
 TEST(Backends, Factory) {
   EXPECT_EQ(MakeBackend("golden", {})->name(), "golden");
-  // This library carries no SystemC: rtl comes with MakeBackendWithRtl (the `tpu` tool).
+  // The runtime carries no simulator: `tpu` composes rtl in its main (tpu_main.cpp).
   ExpectThrowContaining([] { MakeBackend("rtl", {}); },
                         std::string("--backend rtl: ") + kRtlUnavailable);
   ExpectThrowContaining([] { MakeBackend("rtl", {}); }, "not built into this program");
@@ -128,7 +128,7 @@ TEST(Backends, Factory) {
 }
 
 TEST(Backends, GoldenComputesTheGoldenLayer) {
-  runtime::DenseLayer layer;
+  compiler::DenseLayer layer;
   layer.weights = Tensor<int8_t>({3, 2}, {1, -1, 2, 0, 3, 1});
   layer.bias = {1, -3};
   layer.input_zero_point = 1;
@@ -242,12 +242,12 @@ TEST(Check, ComparesAndNamesTheFirstMismatch) {
 class FakeBackend : public LayerBackend {
  public:
   struct Log {
-    runtime::DenseLayer layer;
+    compiler::DenseLayer layer;
     int dense_calls = 0;
   };
   FakeBackend(std::shared_ptr<Log> log, bool corrupt) : log_(std::move(log)), corrupt_(corrupt) {}
   std::string name() const override { return "fake"; }
-  LayerResult<int8_t> RunDense(const Tensor<int8_t>& x, const runtime::DenseLayer& layer) override {
+  LayerResult<int8_t> RunDense(const Tensor<int8_t>& x, const compiler::DenseLayer& layer) override {
     log_->layer = layer;
     ++log_->dense_calls;
     LayerResult<int8_t> r{
@@ -328,7 +328,7 @@ TEST_F(DenseInProcess, TheLayerTheBackendGets) {
                      false),
             0);
   ASSERT_EQ(log_->dense_calls, 1);
-  const runtime::DenseLayer& l = log_->layer;
+  const compiler::DenseLayer& l = log_->layer;
   EXPECT_EQ(l.weights.shape, (std::vector<int64_t>{3, 2}));
   EXPECT_TRUE(l.bias.empty());
   EXPECT_EQ(l.input_zero_point, 1);
@@ -386,7 +386,7 @@ TEST(GoldenBackendTest, OtherLayersAreTheGoldenFunctions) {
   std::vector<int8_t> values(2 * 5 * 4 * 3);
   for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<int8_t>(i * 37 + 11);
   const Tensor<int8_t> x({2, 5, 4, 3}, values);
-  runtime::Conv2dLayer conv;
+  compiler::Conv2dLayer conv;
   conv.weights = Tensor<int8_t>({3, 2, 3, 2}, std::vector<int8_t>(values.begin(), values.begin() + 36));
   conv.bias = {100, -200};
   conv.params = {2, 1, golden::Padding::kSame, 3};
@@ -399,7 +399,7 @@ TEST(GoldenBackendTest, OtherLayersAreTheGoldenFunctions) {
   EXPECT_EQ(y.output.shape, (std::vector<int64_t>{2, 3, 4, 2}));
   EXPECT_FALSE(y.stats.cycles);
 
-  runtime::PoolLayer pool;
+  compiler::PoolLayer pool;
   pool.params.window_h = 3;
   pool.params.window_w = 2;
   pool.params.stride_h = 2;
@@ -407,12 +407,12 @@ TEST(GoldenBackendTest, OtherLayersAreTheGoldenFunctions) {
   pool.params.act_min = -100;
   pool.params.act_max = 90;
   EXPECT_EQ(backend->RunPool(x, pool).output.data, golden::MaxPool2d(x, pool.params).data);
-  pool.kind = runtime::PoolKind::kAvg;
+  pool.kind = compiler::PoolKind::kAvg;
   EXPECT_EQ(backend->RunPool(x, pool).output.data, golden::AvgPool2d(x, pool.params).data);
   EXPECT_NE(golden::MaxPool2d(x, pool.params).data, golden::AvgPool2d(x, pool.params).data);
 
   // The clamp first, then the table (f(x) = x / 2 here): -128 -> clamp -20 -> -10.
-  runtime::ActivationLayer act;
+  compiler::ActivationLayer act;
   act.act_min = -20;
   act.act_max = 50;
   const Tensor<int8_t> v({5}, {-128, -21, 0, 51, 127});
@@ -440,13 +440,13 @@ TEST(GoldenBackendTest, ABackendWithoutALayerTypeSaysSo) {
 class FakeConvBackend : public FakeBackend {
  public:
   struct ConvLog {
-    runtime::Conv2dLayer layer;
+    compiler::Conv2dLayer layer;
     int calls = 0;
   };
   FakeConvBackend(std::shared_ptr<ConvLog> log, bool corrupt)
       : FakeBackend(std::make_shared<Log>(), false), log_(std::move(log)), corrupt_(corrupt) {}
   LayerResult<int8_t> RunConv2d(const Tensor<int8_t>& x,
-                                const runtime::Conv2dLayer& layer) override {
+                                const compiler::Conv2dLayer& layer) override {
     log_->layer = layer;
     ++log_->calls;
     LayerResult<int8_t> r{
@@ -525,7 +525,7 @@ TEST_F(Conv2dInProcess, TheLayerTheBackendGets) {
                 false),
             0);
   ASSERT_EQ(log_->calls, 1);
-  const runtime::Conv2dLayer& l = log_->layer;
+  const compiler::Conv2dLayer& l = log_->layer;
   EXPECT_EQ(l.weights.shape, (std::vector<int64_t>{2, 2, 1, 2}));
   EXPECT_EQ(l.bias, (std::vector<int32_t>{7, -7}));
   EXPECT_EQ(l.params.stride_h, 2);

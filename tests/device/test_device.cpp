@@ -1,6 +1,6 @@
 // tpu::device::Device over the cycle-level device bench (rtl/tpu_top.sv with the root-complex
 // model, tests/device/top_bench_bus.h): what the device reports about itself, dense layers
-// lowered by tpu::runtime::LowerDense against tpu::golden::Dense, runs one after the other,
+// lowered by tpu::compiler::LowerDense against tpu::golden::Dense, runs one after the other,
 // programs streamed through a small ring, errors the device reports (DMA_ERROR, a decode
 // error) followed by good runs, a hang (interrupts dropped by the bus) and a device that does
 // not answer register reads.
@@ -21,7 +21,8 @@
 #include "golden/requant.h"
 #include "isa/isa.h"
 #include "regs/regs.h"
-#include "runtime/dense_lowering.h"
+#include "compiler/dense_lowering.h"
+#include "runtime/executor.h"
 #include "top_bench_bus.h"
 
 namespace tpu::device {
@@ -47,7 +48,7 @@ int64_t Uniform(std::mt19937_64& rng, int64_t lo, int64_t hi) {
 // A random quantized dense layer (TFLite int8 semantics) and its input.
 struct DenseCase {
   golden::Tensor<int8_t> x;
-  runtime::DenseLayer layer;
+  compiler::DenseLayer layer;
 };
 
 DenseCase RandomDense(std::mt19937_64& rng, int64_t m, int64_t k, int64_t nout) {
@@ -70,34 +71,30 @@ DenseCase RandomDense(std::mt19937_64& rng, int64_t m, int64_t k, int64_t nout) 
   return c;
 }
 
-// Lowers the layer into `region` and writes its images (the output pre-filled with 0xa5).
-runtime::DenseProgram Lower(Device& dev, const DenseCase& c, const DmaBuffer& region) {
-  runtime::DenseProgram p =
-      runtime::LowerDense(c.x, c.layer, dev.info().limits, {region.address, region.size});
-  for (const auto& image : p.images) dev.host_memory().Write(image.address, image.bytes);
+// Lowers the layer into `region`, its output pre-filled with 0xa5 (stale bytes must not pass
+// for results).
+compiler::DenseProgram Lower(Device& dev, const DenseCase& c, const DmaBuffer& region) {
+  compiler::DenseProgram p =
+      compiler::LowerDense(c.x, c.layer, dev.info().limits, {region.address, region.size});
   dev.host_memory().Write(p.output.address, std::vector<uint8_t>(p.output.bytes(), 0xa5));
   return p;
 }
 
-void ExpectExact(Device& dev, const DenseCase& c, const runtime::DenseProgram& p) {
+// Runs the program (runtime::Execute: images placed, run, output read back), expects golden's
+// result bit for bit and returns the device's counters.
+RunResult RunExact(Device& dev, const DenseCase& c, const compiler::DenseProgram& p) {
+  const runtime::Execution e = runtime::Execute(dev, p, 0);
   const golden::Tensor<int8_t> want =
       golden::Dense(c.x, c.layer.weights, c.layer.bias, c.layer.input_zero_point, c.layer.requant);
-  const golden::Tensor<int8_t> got = runtime::ExtractDenseOutput(
-      p.output, [&](uint64_t a, uint64_t n) { return dev.host_memory().Read(a, n); });
-  ASSERT_EQ(got.data.size(), want.data.size());
-  for (size_t i = 0; i < want.data.size(); ++i) {
-    ASSERT_EQ(got.data[i], want.data[i]) << "element " << i;
+  EXPECT_EQ(e.output.data.size(), want.data.size());
+  for (size_t i = 0; i < want.data.size() && i < e.output.data.size(); ++i) {
+    EXPECT_EQ(e.output.data[i], want.data[i]) << "element " << i;
+    if (e.output.data[i] != want.data[i]) break;
   }
+  return e.result;
 }
 
-// Rows the program's MATMULs multiply.
-uint64_t MatmulRows(const std::vector<isa::Instr>& program) {
-  uint64_t rows = 0;
-  for (const auto& instr : program) {
-    if (const auto* mm = std::get_if<isa::Matmul>(&instr)) rows += mm->rows;
-  }
-  return rows;
-}
+using runtime::MatmulRows;
 
 // Options for the bench: a lost interrupt fails the test in 3 ms of simulated time (3M cycles,
 // far beyond any program here) rather than the default second.
@@ -184,9 +181,8 @@ TEST(Device, DenseLayerIsBitExact) {
   Device dev(bus, BenchOptions());
   std::mt19937_64 rng(Seed(5));
   const DenseCase c = RandomDense(rng, 37, 40, 35);
-  const runtime::DenseProgram p = Lower(dev, c, dev.dma_region());
-  const RunResult r = dev.Run(p.instrs);
-  ExpectExact(dev, c, p);
+  const compiler::DenseProgram p = Lower(dev, c, dev.dma_region());
+  const RunResult r = RunExact(dev, c, p);
 
   EXPECT_EQ(r.instructions, p.instrs.size());
   EXPECT_GT(r.end_ns, r.start_ns);
@@ -194,7 +190,7 @@ TEST(Device, DenseLayerIsBitExact) {
   EXPECT_GT(cycles, 0u);
   EXPECT_LE(cycles, static_cast<uint64_t>(r.end_ns - r.start_ns));
   ASSERT_EQ(p.plans.size(), 1u);
-  const runtime::LayerPlan& plan = p.plans[0];
+  const compiler::LayerPlan& plan = p.plans[0];
   EXPECT_EQ(r.perf[regs::kPerfRowsMatrix],
             static_cast<uint64_t>(plan.m * plan.k_tiles * plan.n_tiles));
   EXPECT_EQ(r.perf[regs::kPerfRowsMatrix], MatmulRows(p.instrs));
@@ -219,16 +215,14 @@ TEST(Device, TwoRunsInARow) {
   Device dev(bus, BenchOptions());
   std::mt19937_64 rng(Seed(9));
   const DenseCase first = RandomDense(rng, 20, 30, 20);
-  const runtime::DenseProgram p1 = Lower(dev, first, dev.dma_region());
-  const RunResult r1 = dev.Run(p1.instrs);
-  ExpectExact(dev, first, p1);
+  const compiler::DenseProgram p1 = Lower(dev, first, dev.dma_region());
+  const RunResult r1 = RunExact(dev, first, p1);
 
   // A different shape, lowered over the first one's memory.
   const DenseCase second = RandomDense(rng, 50, 17, 33);
-  const runtime::DenseProgram p2 = Lower(dev, second, dev.dma_region());
+  const compiler::DenseProgram p2 = Lower(dev, second, dev.dma_region());
   ASSERT_NE(p1.instrs.size(), p2.instrs.size());
-  const RunResult r2 = dev.Run(p2.instrs);
-  ExpectExact(dev, second, p2);
+  const RunResult r2 = RunExact(dev, second, p2);
   EXPECT_EQ(r2.perf[regs::kPerfRowsMatrix], MatmulRows(p2.instrs));
   EXPECT_NE(r1.perf[regs::kPerfRowsMatrix], r2.perf[regs::kPerfRowsMatrix]);
   EXPECT_GE(r2.start_ns, r1.end_ns);
@@ -244,7 +238,7 @@ TEST(Device, LongProgramStreamsThroughASmallRing) {
   Device dev(bus, options);
   std::mt19937_64 rng(Seed(13));
   const DenseCase c = RandomDense(rng, 12, 20, 18);
-  const runtime::DenseProgram p = Lower(dev, c, dev.dma_region());
+  const compiler::DenseProgram p = Lower(dev, c, dev.dma_region());
   std::vector<isa::Instr> program;
   for (int i = 0; i < 40; ++i) {
     if (i % 4 == 3) {
@@ -257,8 +251,9 @@ TEST(Device, LongProgramStreamsThroughASmallRing) {
   }
   program.insert(program.end(), p.instrs.begin(), p.instrs.end());
   ASSERT_GT(program.size(), 5u * options.max_ring_slots);
-  const RunResult r = dev.Run(program);
-  ExpectExact(dev, c, p);
+  compiler::DenseProgram streamed = p;
+  streamed.instrs = program;
+  const RunResult r = RunExact(dev, c, streamed);
   EXPECT_EQ(r.instructions, program.size());
   EXPECT_EQ(dev.ReadRegister(regs::kRingSize), options.max_ring_slots);
   EXPECT_EQ(dev.ReadRegister(regs::kRingHead), program.size() % options.max_ring_slots);
@@ -300,9 +295,8 @@ TEST(Device, DmaErrorThenAGoodRun) {
   // The next run resets the device first and succeeds (the fault stays where it is).
   std::mt19937_64 rng(Seed(19));
   const DenseCase c = RandomDense(rng, 20, 30, 20);
-  const runtime::DenseProgram p = Lower(dev, c, good);
-  dev.Run(p.instrs);
-  ExpectExact(dev, c, p);
+  const compiler::DenseProgram p = Lower(dev, c, good);
+  RunExact(dev, c, p);
   EXPECT_EQ(dev.ReadRegister(regs::kErrorCode), 0u);
   ExpectNoViolations(*bench);
 }

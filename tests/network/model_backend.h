@@ -12,13 +12,13 @@
 #include <string>
 #include <variant>
 
-#include "layer_backend.h"
+#include "runtime/layer_backend.h"
 #include "model/machine.h"
-#include "runtime/layers.h"
+#include "compiler/layers.h"
 
 namespace tpu::network::testing {
 
-class ModelBackend : public cli::LayerBackend {
+class ModelBackend : public runtime::LayerBackend {
  public:
   explicit ModelBackend(const isa::DeviceLimits& limits = {})
       : machine_(std::make_unique<model::Machine>(limits)) {}
@@ -28,13 +28,13 @@ class ModelBackend : public cli::LayerBackend {
   model::Machine& machine() { return *machine_; }
   int programs() const { return programs_; }
 
-  cli::LayerResult<int8_t> RunProgram(const Lowering& lower, int64_t macs) override {
-    const runtime::DenseProgram p = lower(machine_->limits(), {kRegionBase, kRegionSize});
+  runtime::LayerResult<int8_t> RunProgram(const Lowering& lower, int64_t macs) override {
+    const compiler::DenseProgram p = lower(machine_->limits(), {kRegionBase, kRegionSize});
     for (const auto& image : p.images) machine_->host().Write(image.address, image.bytes);
     const model::RunResult r = machine_->Run(p.instrs);
     if (!r.halted()) throw std::runtime_error("model: " + model::ToString(r));
     ++programs_;
-    cli::LayerResult<int8_t> result;
+    runtime::LayerResult<int8_t> result;
     int64_t to_device = 0, from_device = 0;
     for (const auto& instr : p.instrs) {
       if (const auto* rh = std::get_if<isa::ReadHost>(&instr)) to_device += rh->length;
@@ -45,17 +45,17 @@ class ModelBackend : public cli::LayerBackend {
     result.stats.cycles = r.executed;  // instructions, for want of cycles
     (void)macs;
     if (p.ub_output) return result;
-    result.output = runtime::ExtractLayerOutput(p, [&](uint64_t a, uint64_t length) {
+    result.output = compiler::ExtractLayerOutput(p, [&](uint64_t a, uint64_t length) {
       return machine_->host().Read(a, length);
     });
     return result;
   }
 
-  cli::LayerResult<int8_t> RunDense(const golden::Tensor<int8_t>&,
-                                    const runtime::DenseLayer&) override {
+  runtime::LayerResult<int8_t> RunDense(const golden::Tensor<int8_t>&,
+                                    const compiler::DenseLayer&) override {
     throw std::logic_error("ModelBackend runs lowered programs only");
   }
-  cli::LayerResult<int32_t> RunGemm(const golden::Tensor<int8_t>&,
+  runtime::LayerResult<int32_t> RunGemm(const golden::Tensor<int8_t>&,
                                     const golden::Tensor<int8_t>&) override {
     throw std::logic_error("ModelBackend runs lowered programs only");
   }

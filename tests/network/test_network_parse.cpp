@@ -74,7 +74,7 @@ TEST(NetworkParse, DefaultsAndStridesAndValidPadding) {
   EXPECT_EQ(net.layers[0].conv.requant.multipliers[0].shift, -3);
   EXPECT_TRUE(net.layers[0].conv.bias.empty());
   EXPECT_EQ(net.layers[1].output_shape, (std::vector<int64_t>{1, 3, 7, 5}));  // same, stride 1
-  EXPECT_EQ(net.layers[1].pool.kind, runtime::PoolKind::kAvg);
+  EXPECT_EQ(net.layers[1].pool.kind, compiler::PoolKind::kAvg);
 }
 
 TEST(NetworkParse, DenseOnlyNetworkWithInlineRequantArrays) {

@@ -312,14 +312,14 @@ class Generator {
 class RecordingBackend : public ModelBackend {
  public:
   using ModelBackend::ModelBackend;
-  cli::LayerResult<int8_t> RunProgram(const Lowering& lower, int64_t macs) override {
+  runtime::LayerResult<int8_t> RunProgram(const Lowering& lower, int64_t macs) override {
     std::string how;
-    const Lowering recording = [&](const isa::DeviceLimits& l, const runtime::HostRegion& r) {
-      runtime::DenseProgram p = lower(l, r);
+    const Lowering recording = [&](const isa::DeviceLimits& l, const compiler::HostRegion& r) {
+      compiler::DenseProgram p = lower(l, r);
       how = p.lowering;
       return p;
     };
-    cli::LayerResult<int8_t> result = ModelBackend::RunProgram(recording, macs);
+    runtime::LayerResult<int8_t> result = ModelBackend::RunProgram(recording, macs);
     result.stats.lowering = how;
     return result;
   }
@@ -362,10 +362,10 @@ bool Overlap(int64_t a0, int64_t a1, int64_t b0, int64_t b1) { return a0 < b1 &&
 // The PCIe payload bytes of the layer's program with these placements, or nullopt if it does
 // not lower.
 std::optional<uint64_t> PcieBytesOf(const Layer& layer,
-                                    const std::optional<runtime::UbTensor>& in,
-                                    const std::optional<runtime::UbTensor>& out,
+                                    const std::optional<compiler::UbTensor>& in,
+                                    const std::optional<compiler::UbTensor>& out,
                                     const isa::DeviceLimits& limits) {
-  runtime::LoweringOptions o;
+  compiler::LoweringOptions o;
   o.ub_begin = 0;
   o.ub_end = limits.ub_rows;
   for (const auto& t : {in, out}) {
@@ -379,7 +379,7 @@ std::optional<uint64_t> PcieBytesOf(const Layer& layer,
   o.input_in_ub = in;
   if (out) o.output_ub = out->ub;
   try {
-    return runtime::ProgramPcieBytes(LowerLayer(layer, Tensor<int8_t>(layer.input_shape), limits,
+    return compiler::ProgramPcieBytes(LowerLayer(layer, Tensor<int8_t>(layer.input_shape), limits,
                                                 {uint64_t{1} << 32, uint64_t{1} << 40}, o))
         .total();
   } catch (const std::invalid_argument&) {
@@ -395,7 +395,7 @@ void CheckPlan(const Network& net, const ResidencyPlan& plan, const isa::DeviceL
                bool keep_in_ub) {
   ASSERT_EQ(plan.layers.size(), net.layers.size());
   int resident = 0;
-  std::optional<runtime::UbTensor> flowing;  // the tensor flowing into the next layer, if in UB
+  std::optional<compiler::UbTensor> flowing;  // the tensor flowing into the next layer, if in UB
   for (size_t i = 0; i < net.layers.size(); ++i) {
     const Layer& layer = net.layers[i];
     const LayerResidency& r = plan.layers[i];
@@ -416,7 +416,7 @@ void CheckPlan(const Network& net, const ResidencyPlan& plan, const isa::DeviceL
     }
     if (keep_in_ub && consumer < net.layers.size()) {
       const std::vector<int64_t>& s = layer.output_shape;
-      runtime::UbTensor place{0, golden::ElementCount(s) / s.back(), s.back()};
+      compiler::UbTensor place{0, golden::ElementCount(s) / s.back(), s.back()};
       const int64_t rows = place.Rows(limits.n);
       if (flowing && flowing->ub == 0) place.ub = limits.ub_rows - rows;
       const Layer& next = net.layers[consumer];
@@ -435,7 +435,7 @@ void CheckPlan(const Network& net, const ResidencyPlan& plan, const isa::DeviceL
       ++resident;
       EXPECT_NE(i + 1, net.layers.size()) << "the final output stayed in the UB";
       ASSERT_TRUE(r.output_ub.has_value());
-      const runtime::UbTensor& t = *r.output_ub;
+      const compiler::UbTensor& t = *r.output_ub;
       const std::vector<int64_t>& s = layer.output_shape;
       EXPECT_EQ(t.channels, s.back());
       EXPECT_EQ(t.m, golden::ElementCount(s) / s.back());

@@ -16,9 +16,9 @@
 #include "network/network.h"
 #include "network/network_run.h"
 #include "network_testing.h"
-#include "runtime/dense_images.h"
-#include "runtime/dense_lowering.h"
-#include "runtime/layers.h"
+#include "compiler/dense_images.h"
+#include "compiler/dense_lowering.h"
+#include "compiler/layers.h"
 
 namespace tpu::network {
 namespace {
@@ -29,20 +29,20 @@ using testing::RandomInt32;
 using testing::RandomInt8;
 using tpu::testing::ScratchDir;
 
-constexpr runtime::HostRegion kRegion{uint64_t{1} << 32, uint64_t{1} << 28};
+constexpr compiler::HostRegion kRegion{uint64_t{1} << 32, uint64_t{1} << 28};
 
 // Puts x, viewed as (rows, C), into the machine's UB as a resident tensor from row `ub`.
 void Preload(model::Machine& machine, const Tensor<int8_t>& x, int64_t ub) {
   const int64_t c = x.shape.back();
   const Tensor<int8_t> flat({x.NumElements() / c, c}, x.data);
-  const std::vector<uint8_t> bytes = runtime::SliceImage(flat, machine.n());
+  const std::vector<uint8_t> bytes = compiler::SliceImage(flat, machine.n());
   for (size_t i = 0; i < bytes.size(); ++i) {
     machine.ub_row(ub + int64_t(i) / machine.n())[i % size_t(machine.n())] = bytes[i];
   }
 }
 
 // Reads a resident (rows, C) tensor back from the UB.
-Tensor<int8_t> ReadUb(const model::Machine& machine, const runtime::UbTensor& t,
+Tensor<int8_t> ReadUb(const model::Machine& machine, const compiler::UbTensor& t,
                       const std::vector<int64_t>& shape) {
   const int64_t n = machine.n();
   Tensor<int8_t> y({t.m, t.channels});
@@ -56,16 +56,16 @@ Tensor<int8_t> ReadUb(const model::Machine& machine, const runtime::UbTensor& t,
 }
 
 // Runs a lowered program on the machine (images placed first); returns the host result if any.
-Tensor<int8_t> RunOn(model::Machine& machine, const runtime::DenseProgram& p) {
+Tensor<int8_t> RunOn(model::Machine& machine, const compiler::DenseProgram& p) {
   for (const auto& image : p.images) machine.host().Write(image.address, image.bytes);
   const model::RunResult r = machine.Run(p.instrs);
   EXPECT_TRUE(r.halted()) << model::ToString(r);
   if (p.ub_output) return {};
-  return runtime::ExtractLayerOutput(
+  return compiler::ExtractLayerOutput(
       p, [&](uint64_t a, uint64_t length) { return machine.host().Read(a, length); });
 }
 
-int CountReadHostUb(const runtime::DenseProgram& p) {
+int CountReadHostUb(const compiler::DenseProgram& p) {
   int count = 0;
   for (const auto& instr : p.instrs) {
     const auto* rh = std::get_if<isa::ReadHost>(&instr);
@@ -74,7 +74,7 @@ int CountReadHostUb(const runtime::DenseProgram& p) {
   return count;
 }
 
-int CountWriteHost(const runtime::DenseProgram& p) {
+int CountWriteHost(const compiler::DenseProgram& p) {
   int count = 0;
   for (const auto& instr : p.instrs) count += std::holds_alternative<isa::WriteHost>(instr);
   return count;
@@ -86,18 +86,18 @@ int CountWriteHost(const runtime::DenseProgram& p) {
 TEST(ResidentLowering, ActivationReadsAndWritesTheUb) {
   std::mt19937 rng(3);
   const Tensor<int8_t> x = RandomInt8({2, 5, 7, 37}, rng);  // 70 rows, 3 channel tiles
-  runtime::ActivationLayer relu6;
+  compiler::ActivationLayer relu6;
   relu6.act_min = 0;
   relu6.act_max = 6;
   model::Machine machine(isa::DeviceLimits{});
   Preload(machine, x, 4000 - 3 * 70);
-  runtime::LoweringOptions options;
+  compiler::LoweringOptions options;
   options.ub_end = 3000;
-  options.input_in_ub = runtime::UbTensor{4000 - 3 * 70, 70, 37};
+  options.input_in_ub = compiler::UbTensor{4000 - 3 * 70, 70, 37};
   options.output_ub = 0;
   options.max_chunk_rows = 16;  // several groups
   options.ub_begin = 3 * 70;
-  const runtime::DenseProgram p = runtime::LowerActivation(x, relu6, machine.limits(), kRegion,
+  const compiler::DenseProgram p = compiler::LowerActivation(x, relu6, machine.limits(), kRegion,
                                                            options);
   EXPECT_EQ(CountReadHostUb(p), 0);
   EXPECT_EQ(CountWriteHost(p), 0);
@@ -112,26 +112,26 @@ TEST(ResidentLowering, ActivationReadsAndWritesTheUb) {
 TEST(ResidentLowering, MaxPoolFromTheUbToTheHostAndBack) {
   std::mt19937 rng(4);
   const Tensor<int8_t> x = RandomInt8({2, 6, 6, 20}, rng);  // 72 rows, 2 channel tiles
-  runtime::PoolLayer pool;
+  compiler::PoolLayer pool;
   pool.params.window_h = pool.params.window_w = pool.params.stride_h = pool.params.stride_w = 2;
   model::Machine machine(isa::DeviceLimits{});
   Preload(machine, x, 100);
-  runtime::LoweringOptions in_ub;
+  compiler::LoweringOptions in_ub;
   in_ub.ub_begin = 300;
-  in_ub.input_in_ub = runtime::UbTensor{100, 72, 20};
-  const runtime::DenseProgram to_host =
-      runtime::LowerPool(x, pool, machine.limits(), kRegion, in_ub);
+  in_ub.input_in_ub = compiler::UbTensor{100, 72, 20};
+  const compiler::DenseProgram to_host =
+      compiler::LowerPool(x, pool, machine.limits(), kRegion, in_ub);
   EXPECT_EQ(CountReadHostUb(to_host), 0);
   const Tensor<int8_t> want = golden::MaxPool2d(x, pool.params);
   EXPECT_EQ(RunOn(machine, to_host).data, want.data);
 
   // The same pool from the host into the UB.
-  runtime::LoweringOptions out_ub;
+  compiler::LoweringOptions out_ub;
   out_ub.ub_begin = 300;
   out_ub.ub_end = 4000;
   out_ub.output_ub = 4096 - 2 * 18;
-  const runtime::DenseProgram to_ub =
-      runtime::LowerPool(x, pool, machine.limits(), kRegion, out_ub);
+  const compiler::DenseProgram to_ub =
+      compiler::LowerPool(x, pool, machine.limits(), kRegion, out_ub);
   EXPECT_EQ(CountWriteHost(to_ub), 0);
   RunOn(machine, to_ub);
   EXPECT_EQ(ReadUb(machine, *to_ub.ub_output, want.shape).data, want.data);
@@ -140,7 +140,7 @@ TEST(ResidentLowering, MaxPoolFromTheUbToTheHostAndBack) {
 TEST(ResidentLowering, DenseReadsAFlattenedImageAndLeavesItsOutput) {
   std::mt19937 rng(5);
   const Tensor<int8_t> image = RandomInt8({1, 3, 3, 32}, rng);  // 9 rows, 2 channel tiles
-  runtime::DenseLayer fc;
+  compiler::DenseLayer fc;
   fc.weights = RandomInt8({288, 20}, rng);
   fc.bias = RandomInt32({20}, rng, -3000, 3000).data;
   fc.input_zero_point = -3;
@@ -148,13 +148,13 @@ TEST(ResidentLowering, DenseReadsAFlattenedImageAndLeavesItsOutput) {
   fc.requant.out_zero_point = 2;
   model::Machine machine(isa::DeviceLimits{});
   Preload(machine, image, 0);
-  runtime::LoweringOptions options;
+  compiler::LoweringOptions options;
   options.ub_begin = 18;
   options.ub_end = 4000;
-  options.input_in_ub = runtime::UbTensor{0, 9, 32};
+  options.input_in_ub = compiler::UbTensor{0, 9, 32};
   options.output_ub = 4000;
   const Tensor<int8_t> x({1, 288}, image.data);
-  const runtime::DenseProgram p = runtime::LowerDense(x, fc, machine.limits(), kRegion, options);
+  const compiler::DenseProgram p = compiler::LowerDense(x, fc, machine.limits(), kRegion, options);
   EXPECT_EQ(CountReadHostUb(p), 0);
   EXPECT_EQ(CountWriteHost(p), 0);
   RunOn(machine, p);
@@ -163,32 +163,32 @@ TEST(ResidentLowering, DenseReadsAFlattenedImageAndLeavesItsOutput) {
 }
 
 TEST(ResidentLowering, RejectsWhatItCannotReadInPlace) {
-  runtime::DenseLayer fc;
+  compiler::DenseLayer fc;
   fc.weights = Tensor<int8_t>({40, 3});
   fc.requant.multipliers = {golden::QuantizeMultiplier(0.01)};
   const isa::DeviceLimits limits;
-  runtime::LoweringOptions batch2;  // a flattened batch of 2: slices are not one row
+  compiler::LoweringOptions batch2;  // a flattened batch of 2: slices are not one row
   batch2.ub_begin = 100;
-  batch2.input_in_ub = runtime::UbTensor{0, 8, 10};
-  EXPECT_THROW(runtime::LowerDense(Tensor<int8_t>({2, 40}), fc, limits, kRegion, batch2),
+  batch2.input_in_ub = compiler::UbTensor{0, 8, 10};
+  EXPECT_THROW(compiler::LowerDense(Tensor<int8_t>({2, 40}), fc, limits, kRegion, batch2),
                std::invalid_argument);
-  runtime::LoweringOptions odd;  // C = 10 is not a multiple of N
+  compiler::LoweringOptions odd;  // C = 10 is not a multiple of N
   odd.ub_begin = 100;
-  odd.input_in_ub = runtime::UbTensor{0, 4, 10};
-  EXPECT_THROW(runtime::LowerDense(Tensor<int8_t>({1, 40}), fc, limits, kRegion, odd),
+  odd.input_in_ub = compiler::UbTensor{0, 4, 10};
+  EXPECT_THROW(compiler::LowerDense(Tensor<int8_t>({1, 40}), fc, limits, kRegion, odd),
                std::invalid_argument);
-  runtime::LoweringOptions overlap;  // the input inside the work rows
-  overlap.input_in_ub = runtime::UbTensor{0, 2, 40};
-  EXPECT_THROW(runtime::LowerDense(Tensor<int8_t>({2, 40}), fc, limits, kRegion, overlap),
+  compiler::LoweringOptions overlap;  // the input inside the work rows
+  overlap.input_in_ub = compiler::UbTensor{0, 2, 40};
+  EXPECT_THROW(compiler::LowerDense(Tensor<int8_t>({2, 40}), fc, limits, kRegion, overlap),
                std::invalid_argument);
-  runtime::LoweringOptions out;  // the output inside the work rows
+  compiler::LoweringOptions out;  // the output inside the work rows
   out.output_ub = 5;
-  EXPECT_THROW(runtime::LowerActivation(Tensor<int8_t>({2, 40}), {}, limits, kRegion, out),
+  EXPECT_THROW(compiler::LowerActivation(Tensor<int8_t>({2, 40}), {}, limits, kRegion, out),
                std::invalid_argument);
-  runtime::LoweringOptions chained;
+  compiler::LoweringOptions chained;
   chained.ub_begin = 10;
   chained.output_ub = 0;
-  EXPECT_THROW(runtime::LowerDenseChain(Tensor<int8_t>({2, 40}), fc, fc, limits, kRegion,
+  EXPECT_THROW(compiler::LowerDenseChain(Tensor<int8_t>({2, 40}), fc, fc, limits, kRegion,
                                         chained),
                std::invalid_argument);
 }
@@ -320,8 +320,8 @@ TEST(ResidentNetwork, CorruptedResidentTensorFailsTheNextCheckedLayer) {
 
   class Corrupting : public ModelBackend {
    public:
-    cli::LayerResult<int8_t> RunProgram(const Lowering& lower, int64_t macs) override {
-      cli::LayerResult<int8_t> r = ModelBackend::RunProgram(lower, macs);
+    runtime::LayerResult<int8_t> RunProgram(const Lowering& lower, int64_t macs) override {
+      runtime::LayerResult<int8_t> r = ModelBackend::RunProgram(lower, macs);
       if (programs() == 2) {  // pool's last output pixel, in the UB: 100 in every channel
         for (int c = 0; c < 16; ++c) machine().ub_row(4095)[c] = 100;
       }

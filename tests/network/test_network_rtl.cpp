@@ -18,8 +18,9 @@
 #include "network/network.h"
 #include "network/network_run.h"
 #include "network_testing.h"
-#include "rtl_backend.h"
-#include "runtime/layers.h"
+#include "compiler/layers.h"
+#include "runtime/device_backend.h"
+#include "simulator/simulator.h"
 
 // SystemC's library has its own main() calling sc_main(); this binary keeps its own main() (the
 // executable's wins, as in host_driver/cli/tpu_main.cpp) and defines sc_main only because the
@@ -34,8 +35,11 @@ using testing::RandomInt32;
 using testing::RandomInt8;
 using tpu::testing::ScratchDir;
 
-cli::LayerBackend& Rtl() {
-  static std::unique_ptr<cli::LayerBackend> backend = cli::MakeRtlBackend({});
+// The rtl backend as `tpu` composes it: the runtime's device backend on the simulator.
+runtime::LayerBackend& Rtl() {
+  static std::unique_ptr<runtime::LayerBackend> backend =
+      std::make_unique<runtime::DeviceBackend>("rtl", tb::MakeSimulator({}),
+                                               runtime::BackendOptions{});
   return *backend;
 }
 
@@ -43,29 +47,29 @@ cli::LayerBackend& Rtl() {
 TEST(RtlResidency, UbKeepsItsContentsBetweenPrograms) {
   std::mt19937 rng(11);
   const Tensor<int8_t> x = RandomInt8({3, 40}, rng);
-  runtime::ActivationLayer relu;
+  compiler::ActivationLayer relu;
   relu.act_min = 0;
-  runtime::ActivationLayer clamp;
+  compiler::ActivationLayer clamp;
   clamp.act_max = 50;
-  runtime::LoweringOptions first;
+  compiler::LoweringOptions first;
   first.ub_begin = 100;
   first.ub_end = 4000;
   first.output_ub = 4000;
-  const cli::LayerResult<int8_t> r1 = Rtl().RunProgram(
-      [&](const isa::DeviceLimits& l, const runtime::HostRegion& region) {
-        return runtime::LowerActivation(x, relu, l, region, first);
+  const runtime::LayerResult<int8_t> r1 = Rtl().RunProgram(
+      [&](const isa::DeviceLimits& l, const compiler::HostRegion& region) {
+        return compiler::LowerActivation(x, relu, l, region, first);
       },
       0);
   EXPECT_TRUE(r1.output.data.empty());
   // Only the driver's register reads come back (92 bytes), not the 144-byte output.
   EXPECT_LT(*r1.stats.pcie_bytes_from_device, 3 * 3 * 16);
-  runtime::LoweringOptions second;
+  compiler::LoweringOptions second;
   second.ub_begin = 100;
   second.ub_end = 4000;
-  second.input_in_ub = runtime::UbTensor{4000, 3, 40};
-  const cli::LayerResult<int8_t> r2 = Rtl().RunProgram(
-      [&](const isa::DeviceLimits& l, const runtime::HostRegion& region) {
-        return runtime::LowerActivation(Tensor<int8_t>({3, 40}), clamp, l, region, second);
+  second.input_in_ub = compiler::UbTensor{4000, 3, 40};
+  const runtime::LayerResult<int8_t> r2 = Rtl().RunProgram(
+      [&](const isa::DeviceLimits& l, const compiler::HostRegion& region) {
+        return compiler::LowerActivation(Tensor<int8_t>({3, 40}), clamp, l, region, second);
       },
       0);
   Tensor<int8_t> want = x;

@@ -30,33 +30,33 @@ using testing::WriteSmallNetwork;
 using tpu::testing::ScratchDir;
 
 // The golden backend with figures, optionally corrupting one element of one layer type's output.
-class FakeBackend : public cli::LayerBackend {
+class FakeBackend : public runtime::LayerBackend {
  public:
   explicit FakeBackend(std::string corrupt = "", std::string fail = "")
-      : golden_(cli::MakeBackend("golden", {})), corrupt_(std::move(corrupt)),
+      : golden_(runtime::MakeBackend("golden", {})), corrupt_(std::move(corrupt)),
         fail_(std::move(fail)) {}
   std::string name() const override { return "fake"; }
-  cli::LayerResult<int8_t> RunDense(const Tensor<int8_t>& x,
-                                    const runtime::DenseLayer& l) override {
+  runtime::LayerResult<int8_t> RunDense(const Tensor<int8_t>& x,
+                                    const compiler::DenseLayer& l) override {
     return Touch("dense", golden_->RunDense(x, l));
   }
-  cli::LayerResult<int32_t> RunGemm(const Tensor<int8_t>& a, const Tensor<int8_t>& b) override {
+  runtime::LayerResult<int32_t> RunGemm(const Tensor<int8_t>& a, const Tensor<int8_t>& b) override {
     return golden_->RunGemm(a, b);
   }
-  cli::LayerResult<int8_t> RunConv2d(const Tensor<int8_t>& x,
-                                     const runtime::Conv2dLayer& l) override {
+  runtime::LayerResult<int8_t> RunConv2d(const Tensor<int8_t>& x,
+                                     const compiler::Conv2dLayer& l) override {
     return Touch("conv2d", golden_->RunConv2d(x, l));
   }
-  cli::LayerResult<int8_t> RunPool(const Tensor<int8_t>& x, const runtime::PoolLayer& l) override {
+  runtime::LayerResult<int8_t> RunPool(const Tensor<int8_t>& x, const compiler::PoolLayer& l) override {
     return Touch("pool", golden_->RunPool(x, l));
   }
-  cli::LayerResult<int8_t> RunActivation(const Tensor<int8_t>& x,
-                                         const runtime::ActivationLayer& l) override {
+  runtime::LayerResult<int8_t> RunActivation(const Tensor<int8_t>& x,
+                                         const compiler::ActivationLayer& l) override {
     return Touch("activation", golden_->RunActivation(x, l));
   }
 
  private:
-  cli::LayerResult<int8_t> Touch(const std::string& type, cli::LayerResult<int8_t> r) {
+  runtime::LayerResult<int8_t> Touch(const std::string& type, runtime::LayerResult<int8_t> r) {
     if (type == fail_) throw std::runtime_error("the fake cannot run " + type);
     if (type == corrupt_) r.output.data[3] = int8_t(r.output.data[3] ^ 1);
     r.stats.cycles = 100;
@@ -68,7 +68,7 @@ class FakeBackend : public cli::LayerBackend {
     r.stats.simulated_cycles = 150;
     return r;
   }
-  std::unique_ptr<cli::LayerBackend> golden_;
+  std::unique_ptr<runtime::LayerBackend> golden_;
   std::string corrupt_, fail_;
 };
 
@@ -76,7 +76,7 @@ TEST(NetworkRun, GoldenBackendMatchesReferenceEveryLayer) {
   ScratchDir dir;
   const Network net = LoadNetwork(WriteSmallNetwork(dir));
   const Tensor<int8_t> x = npy::Read<int8_t>(dir / "x.npy");
-  auto backend = cli::MakeBackend("golden", {});
+  auto backend = runtime::MakeBackend("golden", {});
   RunOptions options;
   options.check = true;
   const NetworkRun run = RunNetwork(net, x, *backend, options);
@@ -193,10 +193,10 @@ struct CommandResult {
 CommandResult RunCommand(const std::vector<std::string>& args, const std::string& corrupt = "") {
   CLI::App app;
   cli::CommandRunner runner = cli::AddRunCommand(
-      app, [corrupt](const std::string& name, const cli::BackendOptions& options)
-               -> std::unique_ptr<cli::LayerBackend> {
+      app, [corrupt](const std::string& name, const runtime::BackendOptions& options)
+               -> std::unique_ptr<runtime::LayerBackend> {
         if (name == "rtl") return std::make_unique<FakeBackend>(corrupt);
-        return cli::MakeBackend(name, options);
+        return runtime::MakeBackend(name, options);
       });
   std::vector<std::string> argv = {"tpu", "run"};
   argv.insert(argv.end(), args.begin(), args.end());

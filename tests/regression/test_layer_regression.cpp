@@ -1,6 +1,6 @@
 // The layer regression suite (issue 6, docs/regression.md): every layer type the runtime lowers
 // (dense, conv2d, max pool, average pool, clamp activation, LUT activation) on seeded random
-// shapes, lowered by the runtime (runtime/dense_lowering.h, runtime/layers.h) into the driver's
+// shapes, lowered by the runtime (compiler/dense_lowering.h, compiler/layers.h) into the driver's
 // DMA region, run on the RTL (the Verilated device on the modeled PCIe link, TpuSystem) through
 // tpu::device::Device and compared bit for bit with the golden reference.
 //
@@ -43,8 +43,9 @@
 #include "golden/tensor.h"
 #include "host_if/top_model.h"
 #include "regs/regs.h"
-#include "runtime/dense_lowering.h"
-#include "runtime/layers.h"
+#include "compiler/dense_lowering.h"
+#include "compiler/layers.h"
+#include "runtime/executor.h"
 #include "system/tpu_system.h"
 
 namespace tpu::regression {
@@ -202,10 +203,10 @@ struct Case {
   LayerType type = LayerType::kDense;
   int64_t seed = 0;
   golden::Tensor<int8_t> input;
-  runtime::DenseLayer dense;
-  runtime::Conv2dLayer conv;
-  runtime::PoolLayer pool;
-  runtime::ActivationLayer activation;
+  compiler::DenseLayer dense;
+  compiler::Conv2dLayer conv;
+  compiler::PoolLayer pool;
+  compiler::ActivationLayer activation;
   std::string description;
   // The clamp of the output values (for the spread check): outputs strictly inside it are
   // neither saturated nor cut by the activation.
@@ -280,7 +281,7 @@ void MakeConv(std::mt19937_64& rng, Case* c) {
 
 void MakePool(std::mt19937_64& rng, Case* c) {
   const int64_t s = c->seed;
-  c->pool.kind = c->type == LayerType::kPoolMax ? runtime::PoolKind::kMax : runtime::PoolKind::kAvg;
+  c->pool.kind = c->type == LayerType::kPoolMax ? compiler::PoolKind::kMax : compiler::PoolKind::kAvg;
   golden::Pool2dParams& p = c->pool.params;
   p.padding = ((s >> 1) & 1) == 0 ? golden::Padding::kSame : golden::Padding::kValid;
   const int64_t h = Side(rng, 1, 21);
@@ -307,7 +308,7 @@ void MakePool(std::mt19937_64& rng, Case* c) {
   c->input = RandomTensor(rng, {batch, h, w, Channels(rng, 70, s)});
   c->out_min = p.act_min;
   c->out_max = p.act_max;
-  c->description = std::string(c->pool.kind == runtime::PoolKind::kMax ? "max" : "avg") +
+  c->description = std::string(c->pool.kind == compiler::PoolKind::kMax ? "max" : "avg") +
                    " pool x " + ShapeText(c->input.shape) + " window " +
                    std::to_string(p.window_h) + "x" + std::to_string(p.window_w) + " stride " +
                    std::to_string(p.stride_h) + "x" + std::to_string(p.stride_w) + " " +
@@ -338,7 +339,7 @@ void MakeActivation(std::mt19937_64& rng, Case* c) {
       break;
   }
   c->input = RandomTensor(rng, shape);
-  runtime::ActivationLayer& a = c->activation;
+  compiler::ActivationLayer& a = c->activation;
   const int32_t zp = static_cast<int32_t>(Uniform(rng, -100, 100));
   const int act = static_cast<int>((s / 2) % 3);
   if (c->type == LayerType::kActivationClamp && act == 0) {
@@ -417,24 +418,24 @@ golden::Tensor<int8_t> Golden(const Case& c) {
   return {};
 }
 
-runtime::DenseProgram Lower(const Case& c, const isa::DeviceLimits& limits,
-                            const runtime::HostRegion& region) {
+compiler::DenseProgram Lower(const Case& c, const isa::DeviceLimits& limits,
+                            const compiler::HostRegion& region) {
   switch (c.type) {
     case LayerType::kDense:
-      return runtime::LowerDense(c.input, c.dense, limits, region);
+      return compiler::LowerDense(c.input, c.dense, limits, region);
     case LayerType::kConv2d:
     case LayerType::kConv2dWindow: {
-      runtime::LoweringOptions options;
-      options.conv = c.type == LayerType::kConv2d ? runtime::ConvLowering::kIm2col
-                                                  : runtime::ConvLowering::kWindow;
-      return runtime::LowerConv2d(c.input, c.conv, limits, region, options);
+      compiler::LoweringOptions options;
+      options.conv = c.type == LayerType::kConv2d ? compiler::ConvLowering::kIm2col
+                                                  : compiler::ConvLowering::kWindow;
+      return compiler::LowerConv2d(c.input, c.conv, limits, region, options);
     }
     case LayerType::kPoolMax:
     case LayerType::kPoolAvg:
-      return runtime::LowerPool(c.input, c.pool, limits, region);
+      return compiler::LowerPool(c.input, c.pool, limits, region);
     case LayerType::kActivationClamp:
     case LayerType::kActivationLut:
-      return runtime::LowerActivation(c.input, c.activation, limits, region);
+      return compiler::LowerActivation(c.input, c.activation, limits, region);
   }
   throw std::logic_error("unknown layer type");
 }
@@ -489,17 +490,15 @@ TEST_P(LayerRegression, MatchesGolden) {
     g_system->Run([&](device::DeviceBus& bus) {
       device::Device dev(bus);
       const device::DmaBuffer region = dev.dma_region();
-      const runtime::DenseProgram p = Lower(c, dev.info().limits, {region.address, region.size});
+      const compiler::DenseProgram p = Lower(c, dev.info().limits, {region.address, region.size});
       program_shape = p.output_shape;
-      for (const auto& image : p.images) dev.host_memory().Write(image.address, image.bytes);
       // Stale output bytes must not pass for results.
       dev.host_memory().Write(p.output.address, std::vector<uint8_t>(p.output.bytes(), 0x5A));
-      const device::RunResult r = dev.Run(p.instrs);
-      got = runtime::ExtractLayerOutput(
-          p, [&](uint64_t a, uint64_t len) { return dev.host_memory().Read(a, len); });
+      const runtime::Execution e = runtime::Execute(dev, p, 0);
+      got = e.output;
       std::printf("%zu instructions, %llu cycles, %.1f us simulated\n", p.instrs.size(),
-                  static_cast<unsigned long long>(r.perf[regs::kPerfCycles]),
-                  (r.end_ns - r.start_ns) / 1e3);
+                  static_cast<unsigned long long>(e.result.perf[regs::kPerfCycles]),
+                  (e.result.end_ns - e.result.start_ns) / 1e3);
     });
   } catch (const std::exception& e) {
     error = e.what();

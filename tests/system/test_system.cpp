@@ -16,7 +16,8 @@
 #include "golden/dense.h"
 #include "host_if/top_model.h"
 #include "regs/regs.h"
-#include "runtime/dense_lowering.h"
+#include "compiler/dense_lowering.h"
+#include "runtime/executor.h"
 #include "system/tpu_system.h"
 #include "system_testing.h"
 
@@ -35,7 +36,7 @@ TEST(System, DenseLayerThroughTheDriver) {
   std::mt19937_64 rng(7);
   const int64_t m = 40, k = 50, n = 30;
   golden::Tensor<int8_t> x({m, k});
-  runtime::DenseLayer layer;
+  compiler::DenseLayer layer;
   layer.weights = golden::Tensor<int8_t>({k, n});
   for (auto& v : x.data) v = static_cast<int8_t>(rng());
   for (auto& v : layer.weights.data) v = static_cast<int8_t>(rng());
@@ -48,15 +49,13 @@ TEST(System, DenseLayerThroughTheDriver) {
   g_system->Run([&](device::DeviceBus& bus) {
     device::Device dev(bus);
     const device::DmaBuffer region = dev.dma_region();
-    runtime::DenseProgram p =
-        runtime::LowerDense(x, layer, dev.info().limits, {region.address, region.size});
-    for (const auto& image : p.images) dev.host_memory().Write(image.address, image.bytes);
-    device::RunResult r = dev.Run(p.instrs);
-    y = runtime::ExtractDenseOutput(p.output, [&](uint64_t a, uint64_t len) {
-      return dev.host_memory().Read(a, len);
-    });
-    std::printf("cycles %llu, %.1f us\n", (unsigned long long)r.perf[0],
-                (r.end_ns - r.start_ns) / 1e3);
+    const compiler::DenseProgram p =
+        compiler::LowerDense(x, layer, dev.info().limits, {region.address, region.size});
+    const runtime::Execution e = runtime::Execute(dev, p, m * k * n);
+    y = e.output;
+    std::printf("cycles %lld, %.1f us, MXU utilization %.3f\n",
+                static_cast<long long>(*e.stats.cycles), *e.stats.device_seconds * 1e6,
+                *e.stats.mxu_utilization);
   });
   const golden::Tensor<int8_t> want =
       golden::Dense(x, layer.weights, layer.bias, layer.input_zero_point, layer.requant);
@@ -68,7 +67,7 @@ TEST(System, DenseLayerThroughTheDriver) {
 
 struct RandomDense {
   golden::Tensor<int8_t> x;
-  runtime::DenseLayer layer;
+  compiler::DenseLayer layer;
   std::string description;
 };
 
@@ -132,18 +131,15 @@ TEST_P(SystemRandomDense, MatchesGolden) {
   g_system->Run([&](device::DeviceBus& bus) {
     device::Device dev(bus);
     const device::DmaBuffer region = dev.dma_region();
-    runtime::DenseProgram p =
-        runtime::LowerDense(d.x, d.layer, dev.info().limits, {region.address, region.size});
-    for (const auto& image : p.images) dev.host_memory().Write(image.address, image.bytes);
+    const compiler::DenseProgram p =
+        compiler::LowerDense(d.x, d.layer, dev.info().limits, {region.address, region.size});
     // Stale output bytes must not pass for results.
     dev.host_memory().Write(p.output.address, std::vector<uint8_t>(p.output.bytes(), 0x5A));
-    const device::RunResult r = dev.Run(p.instrs);
-    y = runtime::ExtractDenseOutput(p.output, [&](uint64_t a, uint64_t len) {
-      return dev.host_memory().Read(a, len);
-    });
+    const runtime::Execution e = runtime::Execute(dev, p, 0);
+    y = e.output;
     std::printf("%zu instructions, %llu cycles, %.1f us\n", p.instrs.size(),
-                static_cast<unsigned long long>(r.perf[regs::kPerfCycles]),
-                (r.end_ns - r.start_ns) / 1e3);
+                static_cast<unsigned long long>(e.result.perf[regs::kPerfCycles]),
+                (e.result.end_ns - e.result.start_ns) / 1e3);
   });
   const golden::Tensor<int8_t> want = golden::Dense(d.x, d.layer.weights, d.layer.bias,
                                                     d.layer.input_zero_point, d.layer.requant);

@@ -12,7 +12,7 @@
 #include "core_configs.h"
 #include "golden/dense.h"
 #include "model/machine.h"
-#include "runtime/dense_lowering.h"
+#include "compiler/dense_lowering.h"
 
 namespace tpu::tb {
 namespace {
@@ -72,16 +72,16 @@ TEST_P(CorePrograms, RandomProgramsMatchTheReferenceMachine) {
 }
 
 // Loads the lowered program's images, runs it, returns the result read back.
-golden::Tensor<int8_t> RunLowered(CoreHarness& h, const runtime::DenseProgram& p,
+golden::Tensor<int8_t> RunLowered(CoreHarness& h, const compiler::DenseProgram& p,
                                   CoreRunResult* result) {
-  for (const runtime::HostImage& img : p.images) h.host().Write(img.address, img.bytes);
+  for (const compiler::HostImage& img : p.images) h.host().Write(img.address, img.bytes);
   *result = h.Run(EncodeProgram(p.instrs), kBudget);
-  return runtime::ExtractDenseOutput(
+  return compiler::ExtractDenseOutput(
       p.output, [&](uint64_t a, uint64_t n) { return h.host().Read(a, n); });
 }
 
-runtime::DenseLayer RandomLayer(int64_t k, int64_t n_out, std::mt19937_64& rng) {
-  runtime::DenseLayer layer;
+compiler::DenseLayer RandomLayer(int64_t k, int64_t n_out, std::mt19937_64& rng) {
+  compiler::DenseLayer layer;
   std::uniform_int_distribution<int> byte(-128, 127);
   layer.weights = golden::Tensor<int8_t>({k, n_out});
   for (auto& v : layer.weights.data) v = static_cast<int8_t>(byte(rng));
@@ -105,7 +105,7 @@ golden::Tensor<int8_t> RandomInput(int64_t m, int64_t k, std::mt19937_64& rng) {
   return x;
 }
 
-golden::Tensor<int8_t> Golden(const golden::Tensor<int8_t>& x, const runtime::DenseLayer& l) {
+golden::Tensor<int8_t> Golden(const golden::Tensor<int8_t>& x, const compiler::DenseLayer& l) {
   return golden::Dense(x, l.weights, l.bias, l.input_zero_point, l.requant);
 }
 
@@ -119,7 +119,7 @@ void ExpectSame(const golden::Tensor<int8_t>& got, const golden::Tensor<int8_t>&
   }
 }
 
-const runtime::HostRegion kRegion{0x100000000ull, 1ull << 28};
+const compiler::HostRegion kRegion{0x100000000ull, 1ull << 28};
 
 TEST_P(CorePrograms, LoweredDenseLayersOfRandomShapes) {
   auto h = MakeCore(GetParam());
@@ -138,7 +138,7 @@ TEST_P(CorePrograms, LoweredDenseLayersOfRandomShapes) {
     std::mt19937_64 rng(seed++);
     const auto x = RandomInput(s[0], s[1], rng);
     const auto layer = RandomLayer(s[1], s[2], rng);
-    const auto program = runtime::LowerDense(x, layer, limits, kRegion);
+    const auto program = compiler::LowerDense(x, layer, limits, kRegion);
     h->SetTiming(RandomTiming(rng));
     CoreRunResult r;
     const auto y = RunLowered(*h, program, &r);
@@ -156,7 +156,7 @@ TEST_P(CorePrograms, TwoLayersChainedThroughTheUb) {
   const auto x = RandomInput(m, k, rng);
   const auto first = RandomLayer(k, hidden, rng);
   const auto second = RandomLayer(hidden, n_out, rng);
-  const auto program = runtime::LowerDenseChain(x, first, second, limits, kRegion);
+  const auto program = compiler::LowerDenseChain(x, first, second, limits, kRegion);
   CoreRunResult r;
   const auto y = RunLowered(*h, program, &r);
   ASSERT_TRUE(r.done && !r.error) << r.Describe();

@@ -2,7 +2,7 @@
 // its TLP streams and the weight-DRAM model on its DRAM pins (testbench/host_if/top_bench.h):
 // the host writes registers with MWr TLPs and reads them with MRd TLPs, places programs
 // (tpu::isa::Encode) in the instruction ring and their data in host memory, rings the
-// doorbell and waits for the MSI. Dense layers lowered by tpu::runtime::LowerDense are checked
+// doorbell and waits for the MSI. Dense layers lowered by tpu::compiler::LowerDense are checked
 // against tpu::golden::Dense; errors (DMA_ERROR from a failing completion or a timeout, a
 // failing ring fetch) and soft resets are followed by good programs.
 #include <gtest/gtest.h>
@@ -20,7 +20,7 @@
 #include "host_if/top_bench.h"
 #include "host_if/top_model.h"
 #include "regs/regs.h"
-#include "runtime/dense_lowering.h"
+#include "compiler/dense_lowering.h"
 
 namespace tpu::tb {
 namespace {
@@ -83,7 +83,7 @@ int64_t Uniform(std::mt19937_64& rng, int64_t lo, int64_t hi) {
 // A random quantized dense layer (TFLite int8 semantics) and its input.
 struct DenseCase {
   golden::Tensor<int8_t> x;
-  runtime::DenseLayer layer;
+  compiler::DenseLayer layer;
 };
 
 DenseCase RandomDense(std::mt19937_64& rng, int64_t m, int64_t k, int64_t nout) {
@@ -106,18 +106,18 @@ DenseCase RandomDense(std::mt19937_64& rng, int64_t m, int64_t k, int64_t nout) 
   return c;
 }
 
-runtime::DenseProgram Lower(TopBench& b, const DenseCase& c) {
-  runtime::DenseProgram p =
-      runtime::LowerDense(c.x, c.layer, b.config().limits, {kData, kDataBytes});
+compiler::DenseProgram Lower(TopBench& b, const DenseCase& c) {
+  compiler::DenseProgram p =
+      compiler::LowerDense(c.x, c.layer, b.config().limits, {kData, kDataBytes});
   for (const auto& image : p.images) b.host().Write(image.address, image.bytes);
   b.host().Write(p.output.address, std::vector<uint8_t>(p.output.bytes(), 0xa5));
   return p;
 }
 
-void ExpectResult(TopBench& b, const DenseCase& c, const runtime::DenseProgram& p) {
+void ExpectResult(TopBench& b, const DenseCase& c, const compiler::DenseProgram& p) {
   const golden::Tensor<int8_t> want =
       golden::Dense(c.x, c.layer.weights, c.layer.bias, c.layer.input_zero_point, c.layer.requant);
-  const golden::Tensor<int8_t> got = runtime::ExtractDenseOutput(
+  const golden::Tensor<int8_t> got = compiler::ExtractDenseOutput(
       p.output, [&](uint64_t a, uint64_t n) { return b.host().Read(a, n); });
   ASSERT_EQ(got.data.size(), want.data.size());
   for (size_t i = 0; i < want.data.size(); ++i) {
@@ -133,7 +133,7 @@ void ExpectNoViolations(TopBench& b) {
 
 // Runs a dense layer through the ring: one MSI more, done, the ring drained, the result exact.
 void RunDense(TopBench& b, const DenseCase& c, size_t msis_before) {
-  const runtime::DenseProgram p = Lower(b, c);
+  const compiler::DenseProgram p = Lower(b, c);
   const uint64_t start = b.cycle();
   b.Submit(EncodeProgram(p.instrs));
   ASSERT_TRUE(b.WaitMsi(msis_before + 1, kBudget)) << "no MSI";
@@ -308,7 +308,7 @@ TEST(TpuTop, LongProgramThroughASmallRing) {
   b->SetupRing(kRing + 0x20000, 8);
   std::mt19937_64 rng(Seed(31));
   const DenseCase c = RandomDense(rng, 40, 50, 40);
-  const runtime::DenseProgram p = Lower(*b, c);
+  const compiler::DenseProgram p = Lower(*b, c);
   std::vector<isa::Instr> prog;
   for (int i = 0; i < 10; ++i) prog.push_back(isa::Nop{});
   prog.insert(prog.end(), p.instrs.begin(), p.instrs.end());
@@ -330,7 +330,7 @@ TEST(TpuTop, SoftResetWhileRunning) {
   for (uint64_t when : {150u, 400u, 500u, 600u, 700u, 900u}) {
     SCOPED_TRACE("soft reset after " + std::to_string(when) + " cycles");
     const DenseCase c = RandomDense(rng, 60, 40, 30);
-    const runtime::DenseProgram p = Lower(*b, c);
+    const compiler::DenseProgram p = Lower(*b, c);
     b->Submit(EncodeProgram(p.instrs));
     b->Idle(when);
     ASSERT_TRUE(b->out().running) << "the program ended before the soft reset";

@@ -1,0 +1,81 @@
+#include "compiler/dense_images.h"
+
+#include <cstddef>
+
+#include "golden/int32_wrap.h"
+
+namespace tpu::compiler {
+namespace {
+
+void StoreLe32(uint32_t bits, uint8_t* p) {
+  for (int b = 0; b < 4; ++b) p[b] = static_cast<uint8_t>(bits >> (8 * b));
+}
+
+}  // namespace
+
+std::vector<uint8_t> WeightTileImage(const golden::Tensor<int8_t>& weights, int64_t n) {
+  const int64_t k = weights.shape[0];
+  const int64_t nout = weights.shape[1];
+  const int64_t k_tiles = CeilDiv(k, n);
+  const int64_t n_tiles = CeilDiv(nout, n);
+  std::vector<uint8_t> image(static_cast<std::size_t>(n_tiles * k_tiles * n * n), 0);
+  for (int64_t j = 0; j < n_tiles; ++j) {
+    for (int64_t kt = 0; kt < k_tiles; ++kt) {
+      const int64_t tile = (j * k_tiles + kt) * n * n;
+      for (int64_t r = 0; r < n && kt * n + r < k; ++r) {
+        for (int64_t c = 0; c < n && j * n + c < nout; ++c) {
+          const int8_t w = weights.data[static_cast<std::size_t>((kt * n + r) * nout + j * n + c)];
+          image[static_cast<std::size_t>(tile + r * n + c)] = static_cast<uint8_t>(w);
+        }
+      }
+    }
+  }
+  return image;
+}
+
+std::vector<uint8_t> ParamSetImage(const DenseLayer& layer, int64_t n) {
+  const int64_t k = layer.k();
+  const int64_t nout = layer.nout();
+  const int64_t n_tiles = CeilDiv(nout, n);
+  std::vector<uint8_t> image(static_cast<std::size_t>(n_tiles * 9 * n), 0);
+  const auto& multipliers = layer.requant.multipliers;
+  for (int64_t c = 0; c < nout; ++c) {
+    uint32_t column_sum = 0;  // sum_k W[k][c], wrapping like the accumulators
+    for (int64_t r = 0; r < k; ++r) {
+      column_sum += static_cast<uint32_t>(
+          int32_t{layer.weights.data[static_cast<std::size_t>(r * nout + c)]});
+    }
+    const uint32_t bias =
+        layer.bias.empty() ? 0u : static_cast<uint32_t>(layer.bias[static_cast<std::size_t>(c)]);
+    const uint32_t folded =
+        bias - static_cast<uint32_t>(layer.input_zero_point) * column_sum;  // mod 2^32
+    const golden::QuantizedMultiplier& qm =
+        multipliers[multipliers.size() == 1 ? 0 : static_cast<std::size_t>(c)];
+    uint8_t* set = &image[static_cast<std::size_t>((c / n) * 9 * n)];
+    const int64_t lane = c % n;
+    StoreLe32(folded, set + 4 * lane);
+    StoreLe32(static_cast<uint32_t>(qm.multiplier), set + 4 * n + 4 * lane);
+    set[8 * n + lane] = static_cast<uint8_t>(static_cast<int8_t>(qm.shift));
+  }
+  return image;
+}
+
+std::vector<uint8_t> SliceImage(const golden::Tensor<int8_t>& x, int64_t n, int64_t block_rows) {
+  const int64_t m = x.shape[0];
+  const int64_t k = x.shape[1];
+  const int64_t k_tiles = CeilDiv(k, n);
+  const int64_t rows = block_rows > 0 ? block_rows : m;
+  const int64_t blocks = rows > 0 ? CeilDiv(m, rows) : 0;
+  std::vector<uint8_t> image(static_cast<std::size_t>(blocks * k_tiles * rows * n), 0);
+  for (int64_t row = 0; row < m; ++row) {
+    const int64_t block = row / rows, in_block = row % rows;
+    for (int64_t col = 0; col < k; ++col) {
+      const int64_t at = ((block * k_tiles + col / n) * rows + in_block) * n + col % n;
+      image[static_cast<std::size_t>(at)] =
+          static_cast<uint8_t>(x.data[static_cast<std::size_t>(row * k + col)]);
+    }
+  }
+  return image;
+}
+
+}  // namespace tpu::compiler

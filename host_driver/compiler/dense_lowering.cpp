@@ -1,0 +1,264 @@
+#include "compiler/dense_lowering.h"
+
+#include <cstddef>
+#include <stdexcept>
+#include <utility>
+#include <variant>
+
+#include "golden/format.h"
+#include "isa/validate.h"
+#include "compiler/dense_emit.h"
+#include "compiler/dense_images.h"
+#include "compiler/host_allocator.h"
+#include "compiler/program_builder.h"
+
+namespace tpu::compiler {
+namespace {
+
+void CheckInput(const golden::Tensor<int8_t>& x, int64_t k, const std::string& what) {
+  if (x.shape.size() != 2 || x.shape[0] < 1 || x.shape[1] != k) {
+    throw std::invalid_argument(what + ": input must be (M, K) with M >= 1 and K = " +
+                                std::to_string(k) + ", got " + golden::ShapeToString(x.shape));
+  }
+  x.CheckConsistent(what + ": input");
+}
+
+// [ub_begin, ub_end) of the options, checked against the device.
+std::pair<int64_t, int64_t> UbWindow(const LoweringOptions& options,
+                                     const isa::DeviceLimits& limits, const std::string& what) {
+  const int64_t end = options.ub_end < 0 ? limits.ub_rows : options.ub_end;
+  if (options.ub_begin < 0 || options.ub_begin >= end || end > limits.ub_rows) {
+    throw std::invalid_argument(what + ": UB rows [" + std::to_string(options.ub_begin) + ", " +
+                                std::to_string(end) + ") are not a range inside [0, " +
+                                std::to_string(limits.ub_rows) + ")");
+  }
+  return {options.ub_begin, end};
+}
+
+// Places the layer's weights and parameter images; records their addresses in `plan`.
+void PlaceLayerImages(const DenseLayer& layer, const std::string& suffix, LayerPlan& plan,
+                      HostAllocator& host, DenseProgram& program) {
+  HostImage weights{"weights" + suffix, 0, WeightTileImage(layer.weights, plan.n)};
+  weights.address = plan.weights_host = host.Take(weights.bytes.size(), weights.name);
+  HostImage params{"params" + suffix, 0, ParamSetImage(layer, plan.n)};
+  params.address = plan.params_host = host.Take(params.bytes.size(), params.name);
+  program.images.push_back(std::move(weights));
+  program.images.push_back(std::move(params));
+}
+
+void PlaceInput(const golden::Tensor<int8_t>& x, LayerPlan& plan, HostAllocator& host,
+                DenseProgram& program) {
+  // A streamed input in chunk blocks, so that each chunk is one READ_HOST.
+  const int64_t block_rows = plan.source == InputSource::kHostStreamed ? plan.chunk_rows : 0;
+  HostImage input{"x", 0, SliceImage(x, plan.n, block_rows)};
+  input.address = plan.x_host = host.Take(input.bytes.size(), input.name);
+  program.images.push_back(std::move(input));
+}
+
+// The UB rows of the K-tile slices of a resident input that feeds an (M, K) dense layer: empty
+// when the tensor is (M, K) itself (slice k at ub + k * M, the planner's layout); one row per
+// slice for a flattened (1, H, W, C) tensor with C a multiple of N (x = (1, H * W * C): K tile
+// kt is pixel kt / (C / N), channel tile kt % (C / N), at ub + ct * H * W + p). Other shapes
+// (a batch above 1 flattened, C not a multiple of N) throw std::invalid_argument: the caller
+// passes such an input through the host.
+std::vector<int64_t> ResidentSliceRows(const UbTensor& in, int64_t m, int64_t k, int64_t n,
+                                       const std::string& what) {
+  if (in.m == m && in.channels == k) return {};
+  if (m == 1 && in.channels % n == 0 && in.m * in.channels == k) {
+    const int64_t c_tiles = in.channels / n;
+    std::vector<int64_t> rows(static_cast<std::size_t>(k / n));
+    for (int64_t kt = 0; kt < k / n; ++kt) {
+      rows[static_cast<std::size_t>(kt)] = in.ub + (kt % c_tiles) * in.m + kt / c_tiles;
+    }
+    return rows;
+  }
+  throw std::invalid_argument(
+      what + ": the resident input (" + std::to_string(in.m) + " rows of " +
+      std::to_string(in.channels) + " channels) cannot feed an (M, K) = (" + std::to_string(m) +
+      ", " + std::to_string(k) +
+      ") input in place: only the same shape, or a flattened single image whose channels are "
+      "a multiple of N = " + std::to_string(n));
+}
+
+void PlaceOutput(LayerPlan& plan, HostAllocator& host, DenseProgram& program) {
+  program.output = {0, plan.m, plan.nout, plan.n};
+  program.output.address = plan.y_host = host.Take(program.output.bytes(), "y");
+}
+
+}  // namespace
+
+DenseProgram LowerDense(const golden::Tensor<int8_t>& x, const DenseLayer& layer,
+                        const isa::DeviceLimits& limits, const HostRegion& region,
+                        const LoweringOptions& options) {
+  const std::string what = "dense";
+  isa::CheckLimits(limits);
+  CheckDenseLayer(layer, what);
+  CheckInput(x, layer.k(), what);
+  const auto [ub_begin, ub_end] = UbWindow(options, limits, what);
+
+  PlanRequest request;
+  request.m = x.shape[0];
+  request.k = layer.k();
+  request.nout = layer.nout();
+  request.work_begin = ub_begin;
+  request.work_end = ub_end;
+  request.max_chunk_rows = options.max_chunk_rows;
+  request.dram_tile_base = options.dram_tile_base;
+  request.param_set_base = options.param_set_base;
+  std::vector<int64_t> slice_rows;
+  if (options.input_in_ub) {
+    slice_rows = ResidentSliceRows(*options.input_in_ub, request.m, request.k, limits.n, what);
+    CheckResidentRows(options.input_in_ub->ub, options.input_in_ub->Rows(limits.n), ub_begin,
+                      ub_end, limits, what, "input");
+    request.input_in_ub = true;
+    request.input_ub = options.input_in_ub->ub;
+  }
+  if (options.output_ub) {
+    const UbTensor out{*options.output_ub, request.m, request.nout};
+    CheckResidentRows(out.ub, out.Rows(limits.n), ub_begin, ub_end, limits, what, "output");
+    const UbTensor* in = options.input_in_ub ? &*options.input_in_ub : nullptr;
+    if (in && out.ub < in->ub + in->Rows(limits.n) && in->ub < out.ub + out.Rows(limits.n)) {
+      throw std::invalid_argument(what + ": the resident input and output overlap in the UB");
+    }
+    request.output_in_ub = true;
+    request.output_ub = out.ub;
+  }
+  LayerPlan plan = PlanLayer(request, limits, what);
+  plan.in_slice_rows = std::move(slice_rows);
+
+  DenseProgram program;
+  program.limits = limits;
+  HostAllocator host(region, options.host_align, what);
+  PlaceLayerImages(layer, "", plan, host, program);
+  if (!options.input_in_ub) PlaceInput(x, plan, host, program);
+  if (options.output_ub) {
+    program.output = {0, plan.m, plan.nout, plan.n};
+    program.ub_output = UbTensor{plan.out_ub, plan.m, plan.nout};
+  } else {
+    PlaceOutput(plan, host, program);
+  }
+  program.host_bytes = host.used();
+  program.lowering = "dense";
+
+  ProgramBuilder builder(limits);
+  EmitSetup(plan, builder);
+  EmitPrefetch(plan, builder);
+  EmitSteps(plan, layer.requant, builder);
+  builder.Add(isa::Halt{});
+  program.instrs = builder.Take();
+  program.plans.push_back(plan);
+  program.output_shape = {plan.m, plan.nout};
+  return program;
+}
+
+DenseProgram LowerDenseChain(const golden::Tensor<int8_t>& x, const DenseLayer& first,
+                             const DenseLayer& second, const isa::DeviceLimits& limits,
+                             const HostRegion& region, const LoweringOptions& options) {
+  const std::string what = "dense chain";
+  isa::CheckLimits(limits);
+  if (options.input_in_ub || options.output_ub) {
+    throw std::invalid_argument(what + ": a resident input or output (input_in_ub, output_ub) "
+                                "is not supported; lower the layers one by one with LowerDense");
+  }
+  CheckDenseLayer(first, what + ": first layer");
+  CheckDenseLayer(second, what + ": second layer");
+  if (second.k() != first.nout()) {
+    throw std::invalid_argument(
+        what + ": the second layer's K = " + std::to_string(second.k()) +
+        " differs from the first layer's Nout = " + std::to_string(first.nout()));
+  }
+  CheckInput(x, first.k(), what);
+  const auto [ub_begin, ub_end] = UbWindow(options, limits, what);
+  const int64_t m = x.shape[0];
+
+  // The first layer's output, resident: slices of M rows from ub_begin; the rest of the window
+  // is the work area of both layers (the second only starts after the first has finished).
+  const int64_t hidden_rows = CeilDiv(first.nout(), limits.n) * m;
+  const int64_t work_begin = ub_begin + hidden_rows;
+  if (work_begin >= ub_end) {
+    throw std::invalid_argument(
+        what + ": the first layer's output (" + std::to_string(hidden_rows) +
+        " UB rows for M = " + std::to_string(m) + ", Nout = " + std::to_string(first.nout()) +
+        ") must stay in the UB, which has " + std::to_string(ub_end - ub_begin) +
+        " rows for the program");
+  }
+  PlanRequest request1;
+  request1.m = m;
+  request1.k = first.k();
+  request1.nout = first.nout();
+  request1.output_in_ub = true;
+  request1.output_ub = ub_begin;
+  request1.work_begin = work_begin;
+  request1.work_end = ub_end;
+  request1.max_chunk_rows = options.max_chunk_rows;
+  request1.dram_tile_base = options.dram_tile_base;
+  request1.param_set_base = options.param_set_base;
+  LayerPlan plan1 = PlanLayer(request1, limits, what + ": first layer");
+
+  PlanRequest request2 = request1;
+  request2.k = second.k();
+  request2.nout = second.nout();
+  request2.input_in_ub = true;
+  request2.input_ub = ub_begin;
+  request2.output_in_ub = false;
+  request2.dram_tile_base = options.dram_tile_base + plan1.k_tiles * plan1.n_tiles;
+  request2.param_set_base = options.param_set_base + plan1.n_tiles;
+  LayerPlan plan2 = PlanLayer(request2, limits, what + ": second layer");
+
+  DenseProgram program;
+  program.limits = limits;
+  HostAllocator host(region, options.host_align, what);
+  PlaceLayerImages(first, "1", plan1, host, program);
+  PlaceInput(x, plan1, host, program);
+  PlaceLayerImages(second, "2", plan2, host, program);
+  PlaceOutput(plan2, host, program);
+  program.host_bytes = host.used();
+
+  ProgramBuilder builder(limits);
+  plan1.stream_weights = false;
+  plan2.stream_weights = false;
+  EmitSetup(plan1, builder);
+  EmitSetup(plan2, builder);
+  EmitPrefetch(plan1, builder);
+  EmitSteps(plan1, first.requant, builder);
+  EmitPrefetch(plan2, builder);
+  isa::Sync sync;  // the second layer reads what the first layer's ACTIVATEs wrote
+  sync.units = isa::kUnitsActivation;
+  builder.Add(sync);
+  EmitSteps(plan2, second.requant, builder);
+  builder.Add(isa::Halt{});
+  program.instrs = builder.Take();
+  program.plans = {plan1, plan2};
+  program.lowering = "dense chain";
+  program.output_shape = {plan2.m, plan2.nout};
+  return program;
+}
+
+PcieBytes ProgramPcieBytes(const DenseProgram& program) {
+  PcieBytes bytes;
+  for (const isa::Instr& instr : program.instrs) {
+    if (const auto* rh = std::get_if<isa::ReadHost>(&instr)) bytes.to_device += rh->length;
+    if (const auto* wh = std::get_if<isa::WriteHost>(&instr)) bytes.from_device += wh->length;
+  }
+  return bytes;
+}
+
+golden::Tensor<int8_t> ExtractDenseOutput(const DenseOutput& output, const HostReader& read) {
+  const std::vector<uint8_t> bytes = read(output.address, output.bytes());
+  if (bytes.size() != output.bytes()) {
+    throw std::invalid_argument("ExtractDenseOutput: the reader returned " +
+                                std::to_string(bytes.size()) + " bytes, expected " +
+                                std::to_string(output.bytes()));
+  }
+  golden::Tensor<int8_t> y({output.m, output.channels});
+  for (int64_t row = 0; row < output.m; ++row) {
+    for (int64_t c = 0; c < output.channels; ++c) {
+      const int64_t at = ((c / output.n) * output.m + row) * output.n + c % output.n;
+      y.data[static_cast<std::size_t>(row * output.channels + c)] =
+          static_cast<int8_t>(bytes[static_cast<std::size_t>(at)]);
+    }
+  }
+  return y;
+}
+
+}  // namespace tpu::compiler

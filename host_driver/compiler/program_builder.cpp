@@ -1,0 +1,49 @@
+#include "compiler/program_builder.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "isa/codec.h"
+#include "isa/disassembler.h"
+#include "isa/validate.h"
+
+namespace tpu::compiler {
+
+void ProgramBuilder::Add(const isa::Instr& instr) {
+  isa::Violation violation;
+  try {
+    isa::Encode(instr);
+    violation = isa::Explain(instr, limits_);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("lowering produced an unencodable instruction: ") +
+                                e.what());
+  }
+  if (violation.error != isa::Error::kOk) {
+    throw std::invalid_argument("lowering produced an instruction the device rejects: " +
+                                isa::Disassemble(instr) + ": " + violation.message);
+  }
+  instrs_.push_back(instr);
+}
+
+void ProgramBuilder::ReadHost(isa::Target target, uint64_t host, int64_t dest, int64_t length,
+                              uint8_t wait, uint8_t signal) {
+  constexpr int64_t kMaxLength = (int64_t{1} << 24) - 1;  // the 24-bit length field
+  const int64_t piece =
+      target == isa::Target::kUb ? kMaxLength / limits_.n * limits_.n : kMaxLength;
+  int64_t done = 0;
+  while (done < length) {
+    isa::ReadHost rh;
+    rh.target = target;
+    rh.host = host + static_cast<uint64_t>(done);
+    rh.dest =
+        static_cast<uint32_t>(target == isa::Target::kUb ? dest + done / limits_.n : dest + done);
+    rh.length = static_cast<uint32_t>(std::min(piece, length - done));
+    rh.wait = done == 0 ? wait : 0;
+    done += rh.length;
+    rh.signal = done == length ? signal : 0;
+    Add(rh);
+  }
+}
+
+}  // namespace tpu::compiler
