@@ -8,16 +8,19 @@ python3 standard library only).
   - comments: wrap_comment(), w_commented() (100 columns);
   - file banners: sv_package_open() / sv_package_close(), cxx_header_open() /
     cxx_header_close(), md_header() ("Generated from ... Do not edit.");
-  - outputs: add_output_args(), generate(), write_outputs(), write_if_changed(), check_docs()
+  - command line and outputs: argument_parser(), add_output_args(), read_json(), generator_main(),
+    generate(), write_outputs(), write_if_changed(), check_docs()
     (the --check-docs staleness check of a committed Markdown file).
 
 A generator imports it from its own folder (`from gen_common import ...`); CMake lists this file
 in the DEPENDS of every custom command that runs a generator, so editing it regenerates.
 """
 
+import argparse
 import difflib
 import json
 import os
+import sys
 
 GEN_COMMON = os.path.abspath(__file__)
 
@@ -167,6 +170,18 @@ def md_header(w, title, origin, refresh_command):
 # -------------------------------------------------------------------------------------------
 # Outputs
 # -------------------------------------------------------------------------------------------
+def argument_parser(doc, inputs, sv=True, cmake=False):
+    """The command line of a generator: its description (the first paragraph of `doc`), one
+    option per input description, `inputs` [(option, path from the repository root, help)],
+    defaulting to the file in this checkout, and the output options (add_output_args)."""
+    root = os.path.join(os.path.dirname(GEN_COMMON), "..")
+    p = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    for opt, rel, help_text in inputs:
+        p.add_argument("--" + opt, default=os.path.join(root, *rel.split("/")), help=help_text)
+    add_output_args(p, sv, cmake)
+    return p
+
+
 def add_output_args(p, sv=True, cmake=False):
     """The output options every generator takes: [--sv] [--cmake] --cxx --docs --check-docs."""
     if sv:
@@ -177,6 +192,40 @@ def add_output_args(p, sv=True, cmake=False):
     p.add_argument("--docs", help="write the Markdown documentation here")
     p.add_argument("--check-docs", metavar="COMMITTED",
                    help="fail unless the generated docs equal this file")
+
+
+def read_json(prog, path):
+    """The JSON document at `path`; None, after printing why, if it cannot be read."""
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        print("%s: %s: %s" % (prog, path, e), file=sys.stderr)
+        return None
+
+
+def generator_main(argv, doc, prog, inputs, model, outputs, source, refresh_command, sv=True,
+                   cmake=False):
+    """The main() of a generator. `inputs` [(option, path from the repository root, help)] are
+    JSON files, the description first (see argument_parser()); `model(path, description,
+    *other inputs)` checks the description and builds its model (raising DescriptionError);
+    `outputs` {option: function(model) returning text} (options among sv, cmake, cxx, docs, see
+    generate()). Returns the exit status: 2, after a message naming the file and the problem,
+    when an input cannot be read or the description is broken (nothing is written then); else
+    that of write_outputs(): 1 for stale --check-docs, 0."""
+    args = argument_parser(doc, inputs, sv, cmake).parse_args(argv)
+    paths = [getattr(args, opt) for opt, _, _ in inputs]
+    texts = [read_json(prog, path) for path in paths]
+    if any(t is None for t in texts):
+        return 2
+    try:
+        m = model(paths[0], *texts)
+        files, docs = generate(args, {opt: (lambda f=f: f(m)) for opt, f in outputs.items()})
+    except (DescriptionError, KeyError, ValueError, TypeError, OSError) as e:
+        msg = ("missing key %s" % e) if isinstance(e, KeyError) else str(e)
+        print("%s: %s: %s" % (prog, paths[0], msg), file=sys.stderr)
+        return 2
+    return write_outputs(args, files, docs, source, refresh_command)
 
 
 def generate(args, gens):

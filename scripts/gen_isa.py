@@ -15,16 +15,13 @@ the 128 bits and not overlapping, defaults and enum values inside their fields, 
 derived expression made of known names and the supported operators.
 """
 
-import argparse
 import ast
-import json
 import os
 import sys
 
-from gen_common import (DescriptionError, add_output_args, bits_text, camel, cstr,
-                        cxx_header_close, cxx_header_open, fail, generate, kname, md_escape,
-                        md_header, md_table_head, sv_package_close, sv_package_open,
-                        w_commented, wrap_comment, write_outputs)
+from gen_common import (bits_text, camel, cstr, cxx_header_close, cxx_header_open, fail,
+                        generator_main, kname, md_escape, md_header, md_table_head,
+                        sv_package_close, sv_package_open, w_commented, wrap_comment)
 
 ORIGIN = "isa/isa.json by scripts/gen_isa.py"
 REFRESH_COMMAND = "python3 scripts/gen_isa.py --docs docs/isa.md   (or: make -C <build> isa_docs)"
@@ -1072,20 +1069,10 @@ def gen_docs(isa):
 # Main
 # -------------------------------------------------------------------------------------------
 def main(argv):
-    here = os.path.dirname(os.path.abspath(__file__))
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--isa", default=os.path.join(here, "..", "isa", "isa.json"))
-    add_output_args(p)
-    args = p.parse_args(argv)
-    try:
-        with open(args.isa) as f:
-            isa = Isa(json.load(f), os.path.dirname(os.path.abspath(args.isa)))
-    except (DescriptionError, KeyError, ValueError) as e:
-        print("gen_isa.py: %s: %s" % (args.isa, e), file=sys.stderr)
-        return 2
-    texts, docs = generate(args, {"sv": lambda: gen_sv(isa), "cxx": lambda: gen_cxx(isa),
-                                  "docs": lambda: gen_docs(isa)})
-    return write_outputs(args, texts, docs, "isa/isa.json", REFRESH_COMMAND)
+    return generator_main(
+        argv, __doc__, "gen_isa.py", [("isa", "isa/isa.json", None)],
+        lambda path, desc: Isa(desc, os.path.dirname(os.path.abspath(path))),
+        {"sv": gen_sv, "cxx": gen_cxx, "docs": gen_docs}, "isa/isa.json", REFRESH_COMMAND)
 
 
 if __name__ == "__main__":

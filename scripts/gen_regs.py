@@ -18,16 +18,12 @@ unique, inside their bits and distinct from the instruction set's (isa/isa.json)
 generated SystemVerilog / C++ name unique.
 """
 
-import argparse
-import json
-import os
 import re
 import sys
 
-from gen_common import (DescriptionError, add_output_args, bits_text, camel, cstr,
-                        cxx_header_close, cxx_header_open, fail, generate, md_escape, md_header,
-                        md_table_head, number, sv_package_close, sv_package_open, w_commented,
-                        wrap_comment, write_outputs)
+from gen_common import (bits_text, camel, cstr, cxx_header_close, cxx_header_open, fail,
+                        generator_main, md_escape, md_header, md_table_head, number,
+                        sv_package_close, sv_package_open, w_commented, wrap_comment)
 
 ORIGIN = "regs/regs.json by scripts/gen_regs.py"
 REFRESH_COMMAND = ("python3 scripts/gen_regs.py --docs docs/registers.md   "
@@ -641,29 +637,12 @@ def gen_docs(regs):
 # Main
 # -------------------------------------------------------------------------------------------
 def main(argv):
-    here = os.path.dirname(os.path.abspath(__file__))
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--regs", default=os.path.join(here, "..", "regs", "regs.json"))
-    p.add_argument("--isa", default=os.path.join(here, "..", "isa", "isa.json"),
-                   help="instruction set whose error codes the register map extends")
-    add_output_args(p)
-    args = p.parse_args(argv)
-    try:
-        with open(args.isa) as f:
-            isa = json.load(f)
-    except (OSError, ValueError) as e:
-        print("gen_regs.py: %s: %s" % (args.isa, e), file=sys.stderr)
-        return 2
-    try:
-        with open(args.regs) as f:
-            regs = Regs(json.load(f), isa)
-        texts, docs = generate(args, {"sv": lambda: gen_sv(regs), "cxx": lambda: gen_cxx(regs),
-                                      "docs": lambda: gen_docs(regs)})
-    except (DescriptionError, KeyError, ValueError, TypeError, OSError) as e:
-        msg = ("missing key %s" % e) if isinstance(e, KeyError) else str(e)
-        print("gen_regs.py: %s: %s" % (args.regs, msg), file=sys.stderr)
-        return 2
-    return write_outputs(args, texts, docs, "regs/regs.json", REFRESH_COMMAND)
+    return generator_main(
+        argv, __doc__, "gen_regs.py",
+        [("regs", "regs/regs.json", None),
+         ("isa", "isa/isa.json", "instruction set whose error codes the register map extends")],
+        lambda path, desc, isa: Regs(desc, isa),
+        {"sv": gen_sv, "cxx": gen_cxx, "docs": gen_docs}, "regs/regs.json", REFRESH_COMMAND)
 
 
 if __name__ == "__main__":
