@@ -8,52 +8,21 @@ the refresh command.
 """
 
 import copy
-import json
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 import unittest
 
-GEN = None
-DEVICES = None
-ISA = None
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from gen_testing import GeneratorTests, read  # noqa: E402
 
 
-def read(path):
-    with open(path) as f:
-        return f.read()
-
-
-def run(args):
-    return subprocess.run([sys.executable, GEN, "--isa", ISA] + args, capture_output=True,
-                          text=True)
-
-
-class GenDevicesTest(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.mkdtemp()
-        self.json_path = os.path.join(self.tmp, "devices.json")
-        with open(DEVICES) as f:
-            self.desc = json.load(f)
-
-    def tearDown(self):
-        shutil.rmtree(self.tmp)
+class GenDevicesTest(GeneratorTests, unittest.TestCase):
+    desc_option = "--devices"
+    outputs = ("cmake", "cxx", "docs")
+    refresh = "python3 scripts/gen_devices.py --docs docs/devices.md"
 
     def dev(self, desc, name):
         return [d for d in desc["devices"] if d["name"] == name][0]
-
-    def expect_rejected(self, desc, fragment):
-        with open(self.json_path, "w") as f:
-            json.dump(desc, f)
-        outs = [os.path.join(self.tmp, n) for n in ("x.cmake", "x.h", "x.md")]
-        r = run(["--devices", self.json_path, "--cmake", outs[0], "--cxx", outs[1],
-                 "--docs", outs[2]])
-        self.assertEqual(r.returncode, 2, r.stderr)
-        self.assertIn(fragment, r.stderr)
-        for p in outs:
-            self.assertFalse(os.path.exists(p), p)
 
     # ---- broken lists ----
     def test_missing_field(self):
@@ -139,14 +108,14 @@ class GenDevicesTest(unittest.TestCase):
     def test_not_json(self):
         with open(self.json_path, "w") as f:
             f.write("{")
-        r = run(["--devices", self.json_path, "--cmake", os.path.join(self.tmp, "x.cmake")])
+        r = self.run_gen(["--cmake", os.path.join(self.tmp, "x.cmake")], self.json_path)
         self.assertEqual(r.returncode, 2)
         self.assertIn("devices.json", r.stderr)
 
     # ---- outputs ----
     def test_cmake_holds_every_device_and_field(self):
         out = os.path.join(self.tmp, "d.cmake")
-        r = run(["--devices", DEVICES, "--cmake", out])
+        r = self.run_gen(["--cmake", out])
         self.assertEqual(r.returncode, 0, r.stderr)
         text = read(out)
         names = [d["name"] for d in sorted(self.desc["devices"], key=lambda d: d["index"])]
@@ -161,41 +130,15 @@ class GenDevicesTest(unittest.TestCase):
                 self.assertIn("set(TPU_DEVICE_%s_%s %d)\n" % (dev["name"], k.upper(), dev[k]),
                               text)
 
-    def test_outputs_are_deterministic_and_rewritten_only_on_change(self):
-        out = [os.path.join(self.tmp, n) for n in ("a.cmake", "a.h", "a.md")]
-        args = ["--devices", DEVICES, "--cmake", out[0], "--cxx", out[1], "--docs", out[2]]
-        r = run(args)
-        self.assertEqual(r.returncode, 0, r.stderr)
-        first = [read(p) for p in out]
-        for p in out:
-            os.utime(p, (1000, 1000))
-        r = run(args)
-        self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertEqual([read(p) for p in out], first)
-        self.assertEqual([os.stat(p).st_mtime for p in out], [1000, 1000, 1000])
-
     def test_header_lines_fit_100_columns(self):
         out = os.path.join(self.tmp, "a.h")
-        r = run(["--devices", DEVICES, "--cxx", out])
+        r = self.run_gen(["--cxx", out])
         self.assertEqual(r.returncode, 0, r.stderr)
         for n, line in enumerate(read(out).splitlines(), 1):
             self.assertLessEqual(len(line), 100, "line %d: %s" % (n, line))
 
-    def test_check_docs_names_the_refresh_command(self):
-        committed = os.path.join(self.tmp, "devices.md")
-        r = run(["--devices", DEVICES, "--docs", committed])
-        self.assertEqual(r.returncode, 0, r.stderr)
-        r = run(["--devices", DEVICES, "--check-docs", committed])
-        self.assertEqual(r.returncode, 0, r.stdout)
-        with open(committed, "a") as f:
-            f.write("hand edit\n")
-        r = run(["--devices", DEVICES, "--check-docs", committed])
-        self.assertEqual(r.returncode, 1)
-        self.assertIn("+++ generated", r.stdout)
-        self.assertIn("is stale", r.stdout)
-        self.assertIn("python3 scripts/gen_devices.py --docs docs/devices.md", r.stdout)
-
 
 if __name__ == "__main__":
-    GEN, DEVICES, ISA = sys.argv[1], sys.argv[2], sys.argv[3]
+    GenDevicesTest.gen, GenDevicesTest.desc_path = sys.argv[1], sys.argv[2]
+    GenDevicesTest.base_args = ["--isa", sys.argv[3]]
     unittest.main(argv=sys.argv[:1], verbosity=2)
