@@ -12,6 +12,8 @@ find_package(Python3 REQUIRED COMPONENTS Interpreter)
 set(TPU_ISA_DIR ${CMAKE_SOURCE_DIR}/isa)
 set(TPU_ISA_JSON ${TPU_ISA_DIR}/isa.json)
 set(TPU_ISA_GEN ${CMAKE_SOURCE_DIR}/scripts/gen_isa.py)
+# Helpers every generator imports: custom commands that run one list it in DEPENDS.
+set(TPU_GEN_COMMON ${CMAKE_SOURCE_DIR}/scripts/gen_common.py)
 set(TPU_ISA_GEN_DIR ${CMAKE_BINARY_DIR}/generated)
 set(TPU_RTL_ISA_PKG ${CMAKE_SOURCE_DIR}/rtl/tpu_isa_pkg.sv)
 set(TPU_ISA_CXX_HEADER ${TPU_ISA_GEN_DIR}/host_driver/isa/isa_gen.h)

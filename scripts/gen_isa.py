@@ -15,34 +15,16 @@ the 128 bits and not overlapping, defaults and enum values inside their fields, 
 derived expression made of known names and the supported operators.
 """
 
-import argparse
 import ast
-import difflib
-import json
 import os
 import sys
 
+from gen_common import (bits_text, camel, cstr, cxx_header_close, cxx_header_open, fail,
+                        generator_main, kname, md_escape, md_header, md_table_head,
+                        sv_package_close, sv_package_open, w_commented, wrap_comment)
+
+ORIGIN = "isa/isa.json by scripts/gen_isa.py"
 REFRESH_COMMAND = "python3 scripts/gen_isa.py --docs docs/isa.md   (or: make -C <build> isa_docs)"
-
-
-class DescriptionError(Exception):
-    pass
-
-
-def fail(msg):
-    raise DescriptionError(msg)
-
-
-# -------------------------------------------------------------------------------------------
-# Names
-# -------------------------------------------------------------------------------------------
-def camel(name):
-    """READ_HOST -> ReadHost, acc_mode -> AccMode, t0 -> T0."""
-    return "".join(p[:1].upper() + p[1:].lower() for p in name.split("_") if p)
-
-
-def kname(name):
-    return "k" + camel(name)
 
 
 # -------------------------------------------------------------------------------------------
@@ -364,29 +346,6 @@ class Expr:
 # -------------------------------------------------------------------------------------------
 # SystemVerilog package
 # -------------------------------------------------------------------------------------------
-def wrap_comment(text, prefix, width=100):
-    """`text` as comment lines starting with `prefix`, none longer than `width`."""
-    lines, line = [], prefix
-    for word in text.split():
-        if len(line) + len(word) + 1 > width and line != prefix:
-            lines.append(line.rstrip())
-            line = prefix
-        line += word + " "
-    lines.append(line.rstrip())
-    return lines
-
-
-def w_commented(w, code, doc):
-    """`code  // doc` if it fits in 100 columns, else the comment on the lines above."""
-    if len(code) + 4 + len(doc) <= 100:
-        w("%s  // %s" % (code, doc))
-        return
-    indent = code[:len(code) - len(code.lstrip())]
-    for line in wrap_comment(doc, indent + "// "):
-        w(line)
-    w(code)
-
-
 def sv_hex(value, bits):
     """128'h0000ffff_..., digits grouped by 32-bit word (most significant first)."""
     s = "%0*x" % ((bits + 3) // 4, value)
@@ -396,20 +355,13 @@ def sv_hex(value, bits):
 def gen_sv(isa):
     out = []
     w = out.append
-    w("// Generated from isa/isa.json by scripts/gen_isa.py. Do not edit.")
-    w("//")
-    w("// Constants of the TPU instruction set (docs/isa.md): opcodes, error codes, enum")
-    w("// encodings and the LSB / width of every field of every instruction. An instruction is a")
-    w("// logic [%d:0] (word w at bits [32w +: 32]); field F of instruction I is" %
-      (isa.instr_bits - 1))
-    w("// instr[tpu_isa_pkg::IFLsb +: tpu_isa_pkg::IFWidth]. Bits set in IReservedMask must be 0.")
-    w("// Use as tpu_isa_pkg::Name (Yosys 0.23 cannot read `import`).")
-    w("//")
-    w("// Waiver: every user takes a few of these constants, and Verilator -Wall reports each unused")
-    w("// package parameter as soon as a module body names the package; lint_on restores it below.")
-    w("/* verilator lint_off UNUSEDPARAM */")
-    w("package tpu_isa_pkg;")
-    w("")
+    sv_package_open(w, ORIGIN, [
+        "// Constants of the TPU instruction set (docs/isa.md): opcodes, error codes, enum",
+        "// encodings and the LSB / width of every field of every instruction. An instruction is a",
+        "// logic [%d:0] (word w at bits [32w +: 32]); field F of instruction I is" %
+        (isa.instr_bits - 1),
+        "// instr[tpu_isa_pkg::IFLsb +: tpu_isa_pkg::IFWidth]. Bits set in IReservedMask must be 0.",
+        "// Use as tpu_isa_pkg::Name (Yosys 0.23 cannot read `import`)."], "tpu_isa_pkg")
     w("  localparam int unsigned IsaVersion  = %d;" % isa.version)
     w("  localparam int unsigned InstrBits   = %d;" % isa.instr_bits)
     w("  localparam int unsigned InstrWords  = %d;" % isa.words)
@@ -458,18 +410,13 @@ def gen_sv(isa):
         w("  localparam logic [%d:0] %sReservedMask =\n      %s;" %
           (isa.instr_bits - 1, c, sv_hex(ins.reserved_mask(isa), isa.instr_bits)))
         w("")
-    w("endpackage")
-    w("/* verilator lint_on UNUSEDPARAM */")
+    sv_package_close(w)
     return "\n".join(out) + "\n"
 
 
 # -------------------------------------------------------------------------------------------
 # C++ header
 # -------------------------------------------------------------------------------------------
-def cstr(s):
-    return json.dumps(s)
-
-
 def rule_refs(isa, ins, rule):
     """Names a rule uses (check first, then when), each once."""
     refs = list(Expr(rule["check"], isa, ins, "").refs)
@@ -481,20 +428,11 @@ def rule_refs(isa, ins, rule):
 def gen_cxx(isa):
     out = []
     w = out.append
-    w("// Generated from isa/isa.json by scripts/gen_isa.py. Do not edit.")
-    w("//")
-    w("// The TPU instruction set as C++ data: opcodes, error codes, enums, device limits, one")
-    w("// struct per instruction, and tables of every field and check (docs/isa.md). The API on top")
-    w("// (encode, decode, validate, assemble, disassemble) is in isa/isa.h.")
-    w("#ifndef TPU_ISA_ISA_GEN_H_")
-    w("#define TPU_ISA_ISA_GEN_H_")
-    w("")
-    w("#include <array>")
-    w("#include <cstdint>")
-    w("#include <variant>")
-    w("")
-    w("namespace tpu::isa {")
-    w("")
+    cxx_header_open(w, ORIGIN, [
+        "// The TPU instruction set as C++ data: opcodes, error codes, enums, device limits, one",
+        "// struct per instruction, and tables of every field and check (docs/isa.md). The API on top",
+        "// (encode, decode, validate, assemble, disassemble) is in isa/isa.h."],
+        "TPU_ISA_ISA_GEN_H_", ["array", "cstdint", "variant"], "tpu::isa")
     w("inline constexpr int kIsaVersion = %d;" % isa.version)
     w("inline constexpr int kInstrBits = %d;" % isa.instr_bits)
     w("inline constexpr int kInstrWords = %d;" % isa.words)
@@ -856,9 +794,7 @@ def gen_cxx(isa):
     w("  return Nop{};" if isa.instr_by_name("NOP") else "  return Instr{};")
     w("}")
     w("")
-    w("}  // namespace tpu::isa")
-    w("")
-    w("#endif  // TPU_ISA_ISA_GEN_H_")
+    cxx_header_close(w, "tpu::isa", "TPU_ISA_ISA_GEN_H_")
     return "\n".join(out) + "\n"
 
 
@@ -881,10 +817,6 @@ def read_doc(isa, rel):
         else:
             lines.append(line)
     return "\n".join(lines).rstrip("\n")
-
-
-def bits_text(lo, hi):
-    return "[%d]" % lo if lo == hi else "[%d:%d]" % (hi, lo)
 
 
 def word_bits_text(isa, lo, hi):
@@ -964,18 +896,11 @@ def errors_text(isa, ins, f):
     return ", ".join(errs) if errs else "-"
 
 
-def md_escape(s):
-    return s.replace("|", "\\|")
-
-
 def gen_docs(isa):
     out = []
     w = out.append
-    w("# %s" % isa.title)
-    w("")
-    w("<!-- Generated from isa/isa.json and isa/doc/*.md by scripts/gen_isa.py. Do not edit: -->")
-    w("<!-- change the description and run: %s -->" % REFRESH_COMMAND)
-    w("")
+    md_header(w, isa.title, "isa/isa.json and isa/doc/*.md by scripts/gen_isa.py",
+              REFRESH_COMMAND)
     w("Version %d. Generated from the one machine-readable description `isa/isa.json` (with the "
       "prose in `isa/doc/`) by `scripts/gen_isa.py`, which also generates the SystemVerilog "
       "package `tpu_isa_pkg` and the C++ header `isa/isa_gen.h` (library `tpu_isa`: encoder, "
@@ -985,8 +910,7 @@ def gen_docs(isa):
     w("")
     w("## Instructions")
     w("")
-    w("| opcode | instruction | unit | what it does |")
-    w("| --- | --- | --- | --- |")
+    md_table_head(w, "opcode", "instruction", "unit", "what it does")
     for ins in isa.instructions:
         w("| 0x%02x | [%s](#%s) | %s | %s |" % (ins.opcode, ins.name, ins.name.lower(), ins.unit,
                                               md_escape(ins.doc)))
@@ -995,8 +919,7 @@ def gen_docs(isa):
     w("")
     w("## Units")
     w("")
-    w("| unit | mask bit (SYNC `units`) | executes |")
-    w("| --- | --- | --- |")
+    md_table_head(w, "unit", "mask bit (SYNC `units`)", "executes")
     for u in isa.units:
         w("| %s | %s | %s |" % (u["name"], "-" if u["mask_bit"] is None else u["mask_bit"],
                                 md_escape(u["doc"])))
@@ -1006,8 +929,7 @@ def gen_docs(isa):
     w("The legal range of many fields depends on the device; the rules below name these limits. "
       "C++: `tpu::isa::DeviceLimits`.")
     w("")
-    w("| limit | `DeviceLimits` member | default | allowed | meaning |")
-    w("| --- | --- | --- | --- | --- |")
+    md_table_head(w, "limit", "`DeviceLimits` member", "default", "allowed", "meaning")
     for l in isa.limits:
         allowed = "%d .. %d" % (l["min"], l["max"])
         if "check" in l:
@@ -1015,13 +937,11 @@ def gen_docs(isa):
         w("| %s | `%s` | %d | %s | %s |" % (l["name"], l["member"], l["default"], allowed,
                                             md_escape(l["doc"])))
     w("")
-    w("| derived | value | meaning |")
-    w("| --- | --- | --- |")
+    md_table_head(w, "derived", "value", "meaning")
     for x in isa.derived:
         w("| %s | `%s` | %s |" % (x["name"], x["expr"], md_escape(x["doc"])))
     w("")
-    w("| constant | value | meaning |")
-    w("| --- | --- | --- |")
+    md_table_head(w, "constant", "value", "meaning")
     for c in isa.constants:
         w("| %s | %d | %s |" % (c["name"], c["value"], md_escape(c["doc"])))
     w("")
@@ -1037,8 +957,7 @@ def gen_docs(isa):
       "(remainder), comparisons, `and`, `or`, `not`, `a if c else b`, an enum value as a quoted "
       "name compared with its field (`pool == 'none'`), and these functions:")
     w("")
-    w("| function | value |")
-    w("| --- | --- |")
+    md_table_head(w, "function", "value")
     w("| `ceil_div(a, b)` | a / b rounded up |")
     w("| `min(a, b)`, `max(a, b)` | the smaller, the larger |")
     w("| `pool_out(size, window, stride, padding)` | output positions of a pooling axis: `same` "
@@ -1059,8 +978,7 @@ def gen_docs(isa):
         w("")
         w("Assembly: `%s`" % asm_syntax(isa, ins))
         w("")
-        w("| bits | words | field | width |")
-        w("| --- | --- | --- | --- |")
+        md_table_head(w, "bits", "words", "field", "width")
         # Layout in bit order with reserved gaps.
         segs = []
         b = 0
@@ -1086,8 +1004,8 @@ def gen_docs(isa):
                                          hi - lo + 1))
         w("")
         if ins.all_fields:
-            w("| field | bits | type | default | legal values | error | meaning |")
-            w("| --- | --- | --- | --- | --- | --- | --- |")
+            md_table_head(w, "field", "bits", "type", "default", "legal values", "error",
+                          "meaning")
             for f in ins.all_fields:
                 w("| `%s` | %s | %s, %d bit%s | %s | %s | %s | %s |" % (
                     f.name, bits_text(f.lsb, f.msb()), f.type_text(isa), f.width,
@@ -1126,8 +1044,7 @@ def gen_docs(isa):
       "never touches memory, so the device never writes out of range. Codes are %d bits." %
       isa.error_bits)
     w("")
-    w("| code | name | kind | meaning | raised by |")
-    w("| --- | --- | --- | --- | --- |")
+    md_table_head(w, "code", "name", "kind", "meaning", "raised by")
     for e in isa.errors:
         by = []
         for ins in isa.instructions:
@@ -1151,62 +1068,11 @@ def gen_docs(isa):
 # -------------------------------------------------------------------------------------------
 # Main
 # -------------------------------------------------------------------------------------------
-def write_if_changed(path, text):
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    try:
-        with open(path) as f:
-            if f.read() == text:
-                return
-    except FileNotFoundError:
-        pass
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
-
-
 def main(argv):
-    here = os.path.dirname(os.path.abspath(__file__))
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--isa", default=os.path.join(here, "..", "isa", "isa.json"))
-    p.add_argument("--sv", help="write the SystemVerilog package here")
-    p.add_argument("--cxx", help="write the C++ header here")
-    p.add_argument("--docs", help="write the Markdown documentation here")
-    p.add_argument("--check-docs", metavar="COMMITTED",
-                   help="fail unless the generated docs equal this file")
-    args = p.parse_args(argv)
-    try:
-        with open(args.isa) as f:
-            isa = Isa(json.load(f), os.path.dirname(os.path.abspath(args.isa)))
-    except (DescriptionError, KeyError, ValueError) as e:
-        print("gen_isa.py: %s: %s" % (args.isa, e), file=sys.stderr)
-        return 2
-    if args.sv:
-        write_if_changed(args.sv, gen_sv(isa))
-    if args.cxx:
-        write_if_changed(args.cxx, gen_cxx(isa))
-    docs = None
-    if args.docs or args.check_docs:
-        docs = gen_docs(isa)
-    if args.docs:
-        write_if_changed(args.docs, docs)
-    if args.check_docs:
-        try:
-            with open(args.check_docs) as f:
-                committed = f.read()
-        except FileNotFoundError:
-            committed = ""
-        if committed != docs:
-            diff = list(difflib.unified_diff(committed.splitlines(), docs.splitlines(),
-                                             args.check_docs, "generated", lineterm="", n=1))
-            print("\n".join(diff[:40]))
-            if len(diff) > 40:
-                print("... (%d more diff lines)" % (len(diff) - 40))
-            print("%s is stale: it differs from what isa/isa.json generates.\n"
-                  "Refresh it from the source tree with:\n  %s" % (args.check_docs,
-                                                                  REFRESH_COMMAND))
-            return 1
-    return 0
+    return generator_main(
+        argv, __doc__, "gen_isa.py", [("isa", "isa/isa.json", None)],
+        lambda path, desc: Isa(desc, os.path.dirname(os.path.abspath(path))),
+        {"sv": gen_sv, "cxx": gen_cxx, "docs": gen_docs}, "isa/isa.json", REFRESH_COMMAND)
 
 
 if __name__ == "__main__":

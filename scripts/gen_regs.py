@@ -18,13 +18,14 @@ unique, inside their bits and distinct from the instruction set's (isa/isa.json)
 generated SystemVerilog / C++ name unique.
 """
 
-import argparse
-import difflib
-import json
-import os
 import re
 import sys
 
+from gen_common import (bits_text, camel, cstr, cxx_header_close, cxx_header_open, fail,
+                        generator_main, md_escape, md_header, md_table_head, number,
+                        sv_package_close, sv_package_open, w_commented, wrap_comment)
+
+ORIGIN = "regs/regs.json by scripts/gen_regs.py"
 REFRESH_COMMAND = ("python3 scripts/gen_regs.py --docs docs/registers.md   "
                    "(or: make -C <build> regs_docs)")
 
@@ -33,36 +34,9 @@ FIELD_ACCESS = ("RO", "RW", "RW1C", "W1P")
 FORMATS = ("dec", "hex", "error")
 
 
-class DescriptionError(Exception):
-    pass
-
-
-def fail(msg):
-    raise DescriptionError(msg)
-
-
 # -------------------------------------------------------------------------------------------
 # Names and numbers
 # -------------------------------------------------------------------------------------------
-def camel(name):
-    """RING_TAIL -> RingTail, soft_reset -> SoftReset."""
-    return "".join(p[:1].upper() + p[1:].lower() for p in name.split("_") if p)
-
-
-def number(value, where, what):
-    """An int, or a string in C syntax ("0x40", "64")."""
-    if isinstance(value, bool):
-        fail("%s: %s %r is not a number" % (where, what, value))
-    if isinstance(value, int):
-        return value
-    if isinstance(value, str):
-        try:
-            return int(value, 0)
-        except ValueError:
-            pass
-    fail("%s: %s %r is not a number" % (where, what, value))
-
-
 def hex32(value):
     return "0x%08x" % value
 
@@ -111,7 +85,7 @@ class Field:
             fail("%s: unknown parameter %r" % (where, self.param))
 
     def bits_text(self):
-        return "[%d]" % self.lsb if self.width == 1 else "[%d:%d]" % (self.msb, self.lsb)
+        return bits_text(self.lsb, self.msb)
 
 
 class Register:
@@ -322,32 +296,6 @@ class Names:
         return name
 
 
-def wrap_comment(text, prefix, width=100):
-    """`text` as comment lines starting with `prefix`, none longer than `width`."""
-    lines, line = [], prefix
-    for word in text.split():
-        if len(line) + len(word) + 1 > width and line != prefix:
-            lines.append(line.rstrip())
-            line = prefix
-        line += word + " "
-    lines.append(line.rstrip())
-    return lines
-
-
-def w_commented(w, code, doc):
-    """`code  // doc` if it fits in 100 columns, else the comment on the lines above."""
-    if not doc:
-        w(code)
-        return
-    if len(code) + 4 + len(doc) <= 100:
-        w("%s  // %s" % (code, doc))
-        return
-    indent = code[:len(code) - len(code.lstrip())]
-    for line in wrap_comment(doc, indent + "// "):
-        w(line)
-    w(code)
-
-
 # -------------------------------------------------------------------------------------------
 # SystemVerilog package
 # -------------------------------------------------------------------------------------------
@@ -374,19 +322,13 @@ def gen_sv(regs):
     n = Names("SystemVerilog")
     out = []
     w = out.append
-    w("// Generated from regs/regs.json by scripts/gen_regs.py. Do not edit.")
-    w("//")
-    w("// The BAR0 register map (docs/registers.md): the byte offset of every register, the LSB")
-    w("// and width of every field, reset values, and the masks of defined and writable bits.")
-    w("// Register R is at byte offset ROffset; field F of R is bits [RFLsb +: RFWidth]. Element i")
-    w("// of array A holds its register R at AOffset + i * AStride + AROffset (AROffset is the")
-    w("// offset inside the element). Use as tpu_regs_pkg::Name (Yosys 0.23 cannot read `import`).")
-    w("//")
-    w("// Waiver: every user takes a few of these constants, and Verilator -Wall reports each unused")
-    w("// package parameter as soon as a module body names the package; lint_on restores it below.")
-    w("/* verilator lint_off UNUSEDPARAM */")
-    w("package tpu_regs_pkg;")
-    w("")
+    sv_package_open(w, ORIGIN, [
+        "// The BAR0 register map (docs/registers.md): the byte offset of every register, the LSB",
+        "// and width of every field, reset values, and the masks of defined and writable bits.",
+        "// Register R is at byte offset ROffset; field F of R is bits [RFLsb +: RFWidth]. Element i",
+        "// of array A holds its register R at AOffset + i * AStride + AROffset (AROffset is the",
+        "// offset inside the element). Use as tpu_regs_pkg::Name (Yosys 0.23 cannot read `import`)."],
+        "tpu_regs_pkg")
     w("  localparam int unsigned %s = %d;  // bytes of BAR%d" % (n("RegBytes", "top"), regs.bytes,
                                                                  regs.bar))
     w("  localparam int unsigned %s = %d;  // byte-address bits" % (n("AddrWidth", "top"),
@@ -423,18 +365,13 @@ def gen_sv(regs):
             w(line if len(line) <= 100 else "  // %s_i_%s" % (a.name, t["name"]))
             sv_reg(w, regs, n, tr, c + camel(t["name"]), tr.offset, "inside an element")
         w("")
-    w("endpackage")
-    w("/* verilator lint_on UNUSEDPARAM */")
+    sv_package_close(w)
     return "\n".join(out) + "\n"
 
 
 # -------------------------------------------------------------------------------------------
 # C++ header
 # -------------------------------------------------------------------------------------------
-def cstr(s):
-    return json.dumps(s)
-
-
 ACCESS_CXX = {"RO": "kRO", "RW": "kRW", "RW1C": "kRW1C", "W1P": "kW1P"}
 FORMAT_CXX = {"dec": "kDec", "hex": "kHex", "error": "kError"}
 
@@ -470,21 +407,13 @@ def gen_cxx(regs):
     n = Names("C++")
     out = []
     w = out.append
-    w("// Generated from regs/regs.json by scripts/gen_regs.py. Do not edit.")
-    w("//")
-    w("// The BAR0 register map (docs/registers.md) as C++ data: the byte offset of every")
-    w("// register (kRingTail), its reset value, defined and writable bits, every field's shift,")
-    w("// width and mask in place (kControlIrqEnableMask), the arrays (PerfLo(i)), the error codes")
-    w("// beyond tpu::isa::Error, and kRegisters, a table of every register by offset for dumps.")
-    w("// Lookups and formatting are in regs/regs.h.")
-    w("#ifndef TPU_REGS_REGS_GEN_H_")
-    w("#define TPU_REGS_REGS_GEN_H_")
-    w("")
-    w("#include <array>")
-    w("#include <cstdint>")
-    w("")
-    w("namespace tpu::regs {")
-    w("")
+    cxx_header_open(w, ORIGIN, [
+        "// The BAR0 register map (docs/registers.md) as C++ data: the byte offset of every",
+        "// register (kRingTail), its reset value, defined and writable bits, every field's shift,",
+        "// width and mask in place (kControlIrqEnableMask), the arrays (PerfLo(i)), the error codes",
+        "// beyond tpu::isa::Error, and kRegisters, a table of every register by offset for dumps.",
+        "// Lookups and formatting are in regs/regs.h."],
+        "TPU_REGS_REGS_GEN_H_", ["array", "cstdint"], "tpu::regs")
     w("inline constexpr uint32_t %s = %d;  // bytes of BAR%d" % (n("kBarBytes", "top"),
                                                                   regs.bytes, regs.bar))
     w("inline constexpr int %s = %d;  // bits per register" % (n("kRegBits", "top"),
@@ -594,22 +523,15 @@ def gen_cxx(regs):
         w("     %s}," % cstr(doc))
     w("}};")
     w("")
-    w("}  // namespace tpu::regs")
-    w("")
-    w("#endif  // TPU_REGS_REGS_GEN_H_")
+    cxx_header_close(w, "tpu::regs", "TPU_REGS_REGS_GEN_H_")
     return "\n".join(out) + "\n"
 
 
 # -------------------------------------------------------------------------------------------
 # docs/registers.md
 # -------------------------------------------------------------------------------------------
-def md_escape(s):
-    return s.replace("|", "\\|")
-
-
 def field_rows(regs, r, w):
-    w("| bits | field | access | reset | description |")
-    w("| --- | --- | --- | --- | --- |")
+    md_table_head(w, "bits", "field", "access", "reset", "description")
     rows = []
     b = 0
     for f in r.fields:
@@ -620,7 +542,7 @@ def field_rows(regs, r, w):
     if b < regs.reg_bits:
         rows.append((b, regs.reg_bits - 1, None))
     for lo, hi, f in reversed(rows):
-        bits = "[%d]" % lo if lo == hi else "[%d:%d]" % (hi, lo)
+        bits = bits_text(lo, hi)
         if f is None:
             w("| `%s` | | reserved | 0 | reads 0, writes ignored |" % bits)
         else:
@@ -631,11 +553,7 @@ def field_rows(regs, r, w):
 def gen_docs(regs):
     out = []
     w = out.append
-    w("# %s" % regs.title)
-    w("")
-    w("<!-- Generated from regs/regs.json by scripts/gen_regs.py. Do not edit: -->")
-    w("<!-- change the description and run: %s -->" % REFRESH_COMMAND)
-    w("")
+    md_header(w, regs.title, ORIGIN, REFRESH_COMMAND)
     w("Generated from the one machine-readable description `regs/regs.json` by "
       "`scripts/gen_regs.py`, which also generates the SystemVerilog package `tpu_regs_pkg` "
       "(`rtl/tpu_regs_pkg.sv`, used by the register file `rtl/host_if/tpu_host_regs.sv`) and "
@@ -653,8 +571,7 @@ def gen_docs(regs):
     w("")
     w("## Map")
     w("")
-    w("| offset | name | access | reset | description |")
-    w("| --- | --- | --- | --- | --- |")
+    md_table_head(w, "offset", "name", "access", "reset", "description")
     for r in regs.registers:
         w("| 0x%03x | [%s](#%s) | %s | %s | %s |" % (r.offset, r.name, r.name.lower(), r.access,
                                                    r.reset_text(), md_escape(r.doc)))
@@ -702,8 +619,7 @@ def gen_docs(regs):
     w("ERROR_CODE holds the instruction set's error codes (`tpu_isa_pkg::error_e`, "
       "[docs/isa.md](isa.md#error-codes)) and these, raised by the host interface:")
     w("")
-    w("| code | name | meaning |")
-    w("| --- | --- | --- |")
+    md_table_head(w, "code", "name", "meaning")
     for e in regs.errors:
         w("| 0x%02x | `%s` | %s |" % (e["value"], e["name"], md_escape(e.get("doc", ""))))
     w("")
@@ -711,8 +627,7 @@ def gen_docs(regs):
     w("")
     w("Reset values marked \"parameter\" come from the hardware's configuration:")
     w("")
-    w("| parameter | meaning |")
-    w("| --- | --- |")
+    md_table_head(w, "parameter", "meaning")
     for p in regs.params:
         w("| `%s` | %s |" % (p["name"], md_escape(p.get("doc", ""))))
     return "\n".join(out) + "\n"
@@ -721,72 +636,13 @@ def gen_docs(regs):
 # -------------------------------------------------------------------------------------------
 # Main
 # -------------------------------------------------------------------------------------------
-def write_if_changed(path, text):
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    try:
-        with open(path) as f:
-            if f.read() == text:
-                return
-    except FileNotFoundError:
-        pass
-    tmp = path + ".tmp"
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)
-
-
 def main(argv):
-    here = os.path.dirname(os.path.abspath(__file__))
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--regs", default=os.path.join(here, "..", "regs", "regs.json"))
-    p.add_argument("--isa", default=os.path.join(here, "..", "isa", "isa.json"),
-                   help="instruction set whose error codes the register map extends")
-    p.add_argument("--sv", help="write the SystemVerilog package here")
-    p.add_argument("--cxx", help="write the C++ header here")
-    p.add_argument("--docs", help="write the Markdown documentation here")
-    p.add_argument("--check-docs", metavar="COMMITTED",
-                   help="fail unless the generated docs equal this file")
-    args = p.parse_args(argv)
-    try:
-        with open(args.isa) as f:
-            isa = json.load(f)
-    except (OSError, ValueError) as e:
-        print("gen_regs.py: %s: %s" % (args.isa, e), file=sys.stderr)
-        return 2
-    try:
-        with open(args.regs) as f:
-            regs = Regs(json.load(f), isa)
-        texts = {}
-        if args.sv:
-            texts[args.sv] = gen_sv(regs)
-        if args.cxx:
-            texts[args.cxx] = gen_cxx(regs)
-        docs = gen_docs(regs) if (args.docs or args.check_docs) else None
-    except (DescriptionError, KeyError, ValueError, TypeError, OSError) as e:
-        msg = ("missing key %s" % e) if isinstance(e, KeyError) else str(e)
-        print("gen_regs.py: %s: %s" % (args.regs, msg), file=sys.stderr)
-        return 2
-    for path, text in texts.items():
-        write_if_changed(path, text)
-    if args.docs:
-        write_if_changed(args.docs, docs)
-    if args.check_docs:
-        try:
-            with open(args.check_docs) as f:
-                committed = f.read()
-        except FileNotFoundError:
-            committed = ""
-        if committed != docs:
-            diff = list(difflib.unified_diff(committed.splitlines(), docs.splitlines(),
-                                             args.check_docs, "generated", lineterm="", n=1))
-            print("\n".join(diff[:40]))
-            if len(diff) > 40:
-                print("... (%d more diff lines)" % (len(diff) - 40))
-            print("%s is stale: it differs from what regs/regs.json generates.\n"
-                  "Refresh it from the source tree with:\n  %s" % (args.check_docs,
-                                                                  REFRESH_COMMAND))
-            return 1
-    return 0
+    return generator_main(
+        argv, __doc__, "gen_regs.py",
+        [("regs", "regs/regs.json", None),
+         ("isa", "isa/isa.json", "instruction set whose error codes the register map extends")],
+        lambda path, desc, isa: Regs(desc, isa),
+        {"sv": gen_sv, "cxx": gen_cxx, "docs": gen_docs}, "regs/regs.json", REFRESH_COMMAND)
 
 
 if __name__ == "__main__":
