@@ -1,9 +1,9 @@
 // `tpu info`: the device the layer commands target and which backends this program can run.
-// The device is the one the rtl backend simulates: the Verilated tpu_top of configuration 1
-// (testbench/host_if/CMakeLists.txt, tpu_add_top_model(1 ...)) at the system model's clock
-// (testbench/system/tpu_system.h, SystemConfig). Its figures are written out here so that info
-// needs no SystemC elaboration and no Verilated model; tests/cli/test_cli_info_device.cpp
-// checks them against the built model.
+// The device is the one the rtl backend simulates: the default device of isa/devices.json,
+// Verilated as tpu_top with those parameters (testbench/host_if/CMakeLists.txt). Its figures
+// come from the list (devices/devices_gen.h) so that info needs no SystemC elaboration and no
+// Verilated model; the simulator refuses to run a built model that differs from the list, and
+// tests/cli/test_cli_info_device.cpp checks info against the built model.
 #include <cctype>
 #include <cstdio>
 #include <iostream>
@@ -12,10 +12,10 @@
 #include <string>
 
 #include "commands.h"
+#include "devices/devices_gen.h"
 #include "isa/isa.h"
 #include "runtime_names.h"
 #include "report.h"
-#include "rtl_device_config.h"
 
 namespace tpu::cli {
 
@@ -33,9 +33,10 @@ std::string Lower(std::string text) {
 }
 
 int RunInfo(const std::string& format, bool rtl_backend_linked) {
-  const RtlDeviceConfig device = RtlDevice();
+  const devices::DeviceConfig& device = devices::DefaultDevice();
   const isa::DeviceLimits& limits = device.limits;
-  Report r("tpu info: the device the rtl backend simulates (Verilated tpu_top, configuration 1)");
+  Report r(std::string("tpu info: the device the rtl backend simulates (Verilated tpu_top, "
+                       "device ") + device.name + ")");
   r.Add("isa_version", "ISA version", int64_t{isa::kIsaVersion});
   for (int i = 0; i < int(std::size(isa::kLimits)); ++i) {
     r.Add(isa::kLimits[i].member, isa::kLimits[i].name, isa::LimitValue(i, limits));

@@ -5,28 +5,27 @@
 #include <utility>
 
 #include "host_if/top_model.h"
-#include "rtl_device_config.h"
+#include "devices/devices_gen.h"
 #include "system/tpu_system.h"
 
 namespace tpu::tb {
 namespace {
 
-// The Verilated configuration the simulator runs (testbench/host_if/CMakeLists.txt, K = 1).
-constexpr int kDeviceConfig = 1;
+// The device the simulator runs: the default of isa/devices.json, Verilated as vtpu_top_<index>.
+constexpr const devices::DeviceConfig& kDevice = devices::DefaultDevice();
 
-// The Verilated model must be the device rtl_device_config.h describes (`tpu info` and the
-// network checks rely on it).
+// The Verilated model must be the device the list describes (`tpu info` and the network
+// checks rely on it): a stale build would otherwise run another device than it reports.
 void CheckAgainstConfig(const TopConfig& built) {
-  const cli::RtlDeviceConfig want = cli::RtlDevice();
+  const devices::DeviceConfig& want = kDevice;
   const isa::DeviceLimits& l = built.limits;
   if (l.n != want.limits.n || l.ub_rows != want.limits.ub_rows ||
       l.acc_rows != want.limits.acc_rows || l.dram_bytes != want.limits.dram_bytes ||
       l.param_sets != want.limits.param_sets || built.dram_width != want.dram_width_bits ||
       built.max_payload != want.max_payload || built.max_read_req != want.max_read_request ||
       built.num_tags != want.dma_tags) {
-    throw std::logic_error(
-        "the Verilated device (configuration " + std::to_string(kDeviceConfig) +
-        ") differs from host_driver/cli/rtl_device_config.h: keep the two in step");
+    throw std::logic_error(std::string("the Verilated device differs from device ") + want.name +
+                           " of isa/devices.json: rebuild (cmake --build build)");
   }
 }
 
@@ -36,11 +35,11 @@ std::unique_ptr<device::Platform> MakeSimulator(const SimulatorOptions& options)
   static bool made = false;
   if (made) throw std::logic_error("the system model is elaborated once per process");
   made = true;
-  std::unique_ptr<TopModel> model = MakeTopModel<kDeviceConfig>(options.trace);
+  std::unique_ptr<TopModel> model = MakeTopModel<kDevice.index>(options.trace);
   CheckAgainstConfig(model->config());
   sys::SystemConfig config;
   config.link = sc::PcieLinkConfig::FromName(options.link.ToString());
-  config.clock_mhz = cli::RtlDevice().clock_mhz;
+  config.clock_mhz = kDevice.clock_mhz;
   return std::make_unique<sys::TpuSystem>(config, std::move(model));
 }
 

@@ -1,7 +1,7 @@
 // `tpu info` describes the device the rtl backend simulates without building it; this test
-// builds that device (the system model with configuration 1, as rtl_backend.cpp does), reads
-// what the driver sees in its capability registers and what the model was built with, and
-// checks that the built `tpu info --report json` says the same. One SystemC elaboration.
+// builds that device (the system model with the default device, as testbench/simulator does),
+// reads what the driver sees in its capability registers and what the model was built with,
+// and checks that the built `tpu info --report json` says the same. One SystemC elaboration.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 

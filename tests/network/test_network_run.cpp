@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "devices/devices_gen.h"
 #include "golden/activation.h"
 #include "golden/conv.h"
 #include "golden/dense.h"
@@ -164,7 +165,7 @@ TEST(NetworkRun, BackendFailureNamesTheLayer) {
 
 TEST(NetworkRun, CheckLoweringNamesTheLayerTheDeviceCannotHold) {
   ScratchDir dir;
-  EXPECT_NO_THROW(CheckLowering(LoadNetwork(WriteSmallNetwork(dir)), RtlDeviceLimits()));
+  EXPECT_NO_THROW(CheckLowering(LoadNetwork(WriteSmallNetwork(dir)), devices::DefaultDevice().limits));
   // A 40 x 40 image is 1600 accumulator rows: more than the device's 1024, so pooling runs in
   // bands of lines, which cannot exclude SAME padding from an average.
   const Network big = ParseNetwork(
@@ -174,7 +175,7 @@ TEST(NetworkRun, CheckLoweringNamesTheLayerTheDeviceCannotHold) {
                            R"({"shape": [1, 40, 40, 3]})"),
       dir.str(), "big.json");
   try {
-    CheckLowering(big, RtlDeviceLimits());
+    CheckLowering(big, devices::DefaultDevice().limits);
     FAIL();
   } catch (const NetworkError& e) {
     EXPECT_NE(std::string(e.what()).find("layers[1] (pool \"p\"): cannot be lowered to the "
