@@ -13,8 +13,8 @@
 #include "rtl_device_config.h"
 #include "runtime/dense_lowering.h"
 #include "runtime/layers.h"
-#include "sc_models/pcie_link_config.h"
-#include "system/tpu_system.h"
+#include "sc_models/pcie/pcie_link_config.h"
+#include "sc_models/system/tpu_system.h"
 
 namespace tpu::cli {
 namespace {

@@ -1,4 +1,4 @@
-#include "sc_models/pcie_link_config.h"
+#include "sc_models/pcie/pcie_link_config.h"
 
 #include <algorithm>
 #include <cctype>

@@ -3,8 +3,8 @@
 // the per-TLP overhead, the DLLP share, the latency and the flow-control credits each receiver
 // advertises; the bytes a TLP puts on the wire, the time of a transfer as a sequence of
 // max-payload TLPs and the link's payload limit.
-#ifndef TPU_SC_MODELS_PCIE_LINK_CONFIG_H_
-#define TPU_SC_MODELS_PCIE_LINK_CONFIG_H_
+#ifndef TPU_SC_MODELS_PCIE_PCIE_LINK_CONFIG_H_
+#define TPU_SC_MODELS_PCIE_PCIE_LINK_CONFIG_H_
 
 #include <cstdint>
 #include <string>
@@ -118,4 +118,4 @@ class LinkTiming {
 
 }  // namespace tpu::sc
 
-#endif  // TPU_SC_MODELS_PCIE_LINK_CONFIG_H_
+#endif  // TPU_SC_MODELS_PCIE_PCIE_LINK_CONFIG_H_

@@ -1,18 +1,18 @@
-// The Verilated device (rtl/tpu_top.sv: host interface + core) behind a pin-level interface
-// that does not depend on its parameters: the bench sets every input, evaluates, reads the
-// outputs, then clocks.
-#ifndef TPU_TESTBENCH_HOST_IF_TOP_MODEL_H_
-#define TPU_TESTBENCH_HOST_IF_TOP_MODEL_H_
+// The device (rtl/tpu_top.sv: host interface + core) behind a pin-level interface that does not
+// depend on its parameters: the bench sets every input, evaluates, reads the outputs, then
+// clocks. Plain C++: RtlDevice (sc_models/system/rtl_device.h) drives it inside the system
+// model; the Verilated implementations and their factory MakeTopModel<K> are in
+// testbench/host_if/top_model.h.
+#ifndef TPU_SC_MODELS_SYSTEM_TOP_MODEL_H_
+#define TPU_SC_MODELS_SYSTEM_TOP_MODEL_H_
 
 #include <cstdint>
-#include <memory>
 #include <vector>
 
-#include "common/harness_options.h"
-#include "host_if/tlp.h"
 #include "isa/isa.h"
+#include "sc_models/pcie/tlp.h"
 
-namespace tpu::tb {
+namespace tpu::sys {
 
 // The parameters the model was built with.
 struct TopConfig {
@@ -26,7 +26,7 @@ struct TopConfig {
 
 struct TopInputs {
   bool rx_valid = false;
-  tlp::Beat rx_beat;
+  sc::TlpBeat rx_beat;
   bool tx_ready = false;
   bool wd_req_ready = false;
   bool wd_rsp_valid = false;
@@ -37,7 +37,7 @@ struct TopInputs {
 struct TopOutputs {
   bool rx_ready = false;
   bool tx_valid = false;
-  tlp::Beat tx_beat;
+  sc::TlpBeat tx_beat;
   bool wd_req_valid = false;
   uint32_t wd_req_addr = 0;
   bool wd_rsp_ready = false;
@@ -59,10 +59,6 @@ class TopModel {
   virtual uint64_t cycle() const = 0;
 };
 
-// One per built configuration K (testbench/host_if/CMakeLists.txt).
-template <int K>
-std::unique_ptr<TopModel> MakeTopModel(const HarnessOptions& opts = {});
+}  // namespace tpu::sys
 
-}  // namespace tpu::tb
-
-#endif  // TPU_TESTBENCH_HOST_IF_TOP_MODEL_H_
+#endif  // TPU_SC_MODELS_SYSTEM_TOP_MODEL_H_

@@ -45,7 +45,7 @@
 #include "regs/regs.h"
 #include "runtime/dense_lowering.h"
 #include "runtime/layers.h"
-#include "system/tpu_system.h"
+#include "sc_models/system/tpu_system.h"
 
 namespace tpu::regression {
 namespace {

@@ -6,8 +6,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "sc_models/pcie_link_config.h"
-#include "sc_models/tlp.h"
+#include "sc_models/pcie/pcie_link_config.h"
+#include "sc_models/pcie/tlp.h"
 
 namespace tpu::sc {
 namespace {
