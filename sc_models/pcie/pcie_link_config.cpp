@@ -66,6 +66,23 @@ double EncodingEfficiency(int generation) {
   return generation <= 2 ? 8.0 / 10.0 : 128.0 / 130.0;
 }
 
+const char* EncodingName(int generation) {
+  CheckGeneration(generation);
+  return generation <= 2 ? "8b/10b" : "128b/130b";
+}
+
+std::string LinkName::Name() const {
+  return "gen" + std::to_string(generation) + "x" + std::to_string(lanes);
+}
+
+double LinkName::gts_per_lane() const { return TransferRateGts(generation); }
+
+const char* LinkName::encoding() const { return EncodingName(generation); }
+
+double LinkName::raw_rate_bytes_per_s() const {
+  return TransferRateGts(generation) * 1e9 * lanes / 8.0 * EncodingEfficiency(generation);
+}
+
 uint32_t FramingBytes(int generation) {
   CheckGeneration(generation);
   return generation <= 2 ? 2 : 4;

@@ -52,9 +52,23 @@ struct PcieLinkConfig {
   static PcieLinkConfig FromName(const std::string& name);
 };
 
+// A link name's generation and width, with what a report shows of them. Everything a tool
+// needs from "gen3x16": ParsePcieLinkName(name) for generation, lanes, GT/s per lane, line code
+// and raw bytes per second; PcieLinkConfig::FromName(name) and LinkTiming for the payload
+// limit at the default MPS (payload_limit_bytes_per_s).
 struct LinkName {
   int generation = 0;
   int lanes = 0;
+
+  // "gen3x16".
+  std::string Name() const;
+  // Per-lane transfer rate: 2.5, 5, 8, 16 or 32 GT/s.
+  double gts_per_lane() const;
+  // "8b/10b" (Gen1/2) or "128b/130b" (Gen3 and later).
+  const char* encoding() const;
+  // Bytes per second in each direction after the line code, before TLP and DLLP overhead
+  // (15.75e9 at gen3x16): LinkTiming::raw_rate_bytes_per_s of the same link.
+  double raw_rate_bytes_per_s() const;
 };
 
 // Parses "gen<G>x<L>" (case-insensitive), G in 1..5, L in {1, 2, 4, 8, 16}. Throws
@@ -64,6 +78,7 @@ LinkName ParsePcieLinkName(const std::string& name);
 // Per-lane transfer rate in GT/s and line-code efficiency of a generation (1..5).
 double TransferRateGts(int generation);
 double EncodingEfficiency(int generation);  // 8/10 at Gen1/2, 128/130 from Gen3
+const char* EncodingName(int generation);   // "8b/10b" at Gen1/2, "128b/130b" from Gen3
 
 // Bytes of per-TLP overhead besides the header, by field. Gen1/2: STP and END symbols (1 + 1),
 // the 2-byte sequence number, the 4-byte LCRC. Gen3+: the 4-byte STP token, whose last two

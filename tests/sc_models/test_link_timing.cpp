@@ -164,6 +164,24 @@ TEST(LinkName, ParsesGenerationAndWidth) {
   }
 }
 
+// What a report shows of a link name (the CLI's --pcie).
+TEST(LinkName, ReportFigures) {
+  const LinkName g3 = ParsePcieLinkName("gen3x16");
+  EXPECT_EQ(g3.Name(), "gen3x16");
+  EXPECT_EQ(g3.gts_per_lane(), 8.0);
+  EXPECT_STREQ(g3.encoding(), "128b/130b");
+  EXPECT_NEAR(g3.raw_rate_bytes_per_s() / 1e9, 15.75, 0.005);
+  EXPECT_DOUBLE_EQ(g3.raw_rate_bytes_per_s(),
+                   LinkTiming(PcieLinkConfig::FromName("gen3x16")).raw_rate_bytes_per_s());
+  const LinkName g2 = ParsePcieLinkName("Gen2x4");
+  EXPECT_EQ(g2.Name(), "gen2x4");
+  EXPECT_EQ(g2.gts_per_lane(), 5.0);
+  EXPECT_STREQ(g2.encoding(), "8b/10b");
+  EXPECT_NEAR(g2.raw_rate_bytes_per_s(), 2e9, 1e-3);
+  EXPECT_STREQ(EncodingName(1), "8b/10b");
+  EXPECT_STREQ(EncodingName(5), "128b/130b");
+}
+
 TEST(LinkName, BadNamesSayWhatIsExpected) {
   for (const char* bad : {"", "gen", "gen3", "gen3x", "3x16", "pcie3x16", "gen3x16 ", "genx16",
                           "gen3-16", "gen3x1a", "gen99999x1"}) {
