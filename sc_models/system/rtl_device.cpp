@@ -112,8 +112,8 @@ void RtlDevice::Step() {
 
   // A beat just taken counts too: the RTL answers it (a register read's completion) a few
   // cycles later, without any of the other signs of activity in between.
-  const bool busy = rx_taken || !rx_beats_.empty() || out_.tx_valid || !tx_beats_.empty() || out_.running ||
-                    out_.dma_busy || out_.wd_req_valid || out_.wd_wr_valid ||
+  const bool busy = rx_taken || !rx_beats_.empty() || out_.tx_valid || !tx_beats_.empty() ||
+                    out_.running || out_.dma_busy || out_.wd_req_valid || out_.wd_wr_valid ||
                     dram_->outstanding_beats() > 0;
   quiet_ = busy ? 0 : quiet_ + 1;
   if (hook_every_ != 0 && stats_.cycles % hook_every_ == 0 && hook_) hook_(stats_.cycles);
@@ -143,8 +143,8 @@ void RtlDevice::TxThread() {
     tx->b_transport(trans, delay);
     if (trans.is_response_error()) {
       throw std::runtime_error(std::string(name()) + ": the link refused a TLP of " +
-                               std::to_string(image.size()) + " bytes: " +
-                               trans.get_response_string());
+                               std::to_string(image.size()) +
+                               " bytes: " + trans.get_response_string());
     }
     sc_core::wait(delay);
     ++stats_.tlps_out;

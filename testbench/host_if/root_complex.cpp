@@ -229,8 +229,8 @@ void RootComplex::OnRead(const sc::Tlp& t) {
     const bool fault = memory_->Faults(p, next - p);
     if (fault && !config_.fault_poisoned) {
       q.push_back({due, seq_++,
-                   sc::EncodeTlpBeats(Completion(t, sc::TlpKind::kCompletion,
-                                                 config_.fault_status, end - p, p))});
+                   sc::EncodeTlpBeats(
+                       Completion(t, sc::TlpKind::kCompletion, config_.fault_status, end - p, p))});
       break;
     }
     // A failing piece with fault_poisoned: a CplD of zeros with EP set.

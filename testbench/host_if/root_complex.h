@@ -75,8 +75,8 @@ class RootComplex {
 
   // Host side: BAR0 accesses, sent in order after the completions already due.
   void WriteReg(uint32_t offset, uint32_t value, uint8_t be = 0xf);
-  int ReadReg(uint32_t offset, uint8_t be = 0xf);         // returns a handle
-  std::optional<uint32_t> ReadResult(int handle) const;   // the value once completed
+  int ReadReg(uint32_t offset, uint8_t be = 0xf);           // returns a handle
+  std::optional<uint32_t> ReadResult(int handle) const;     // the value once completed
   void Inject(const sc::Tlp& t);                            // any TLP, queued like a host access
   void InjectBeats(const std::vector<sc::TlpBeat>& beats);  // raw beats (malformed, other TLPs)
 
@@ -133,8 +133,8 @@ class RootComplex {
   std::vector<Range> silent_;
 
   std::deque<std::vector<sc::TlpBeat>> host_queue_;  // register accesses, injections
-  std::map<int, std::deque<Pending>> cpl_queue_;   // per device tag, in address order
-  std::vector<bool> tag_busy_;                     // device tags with completions owed
+  std::map<int, std::deque<Pending>> cpl_queue_;     // per device tag, in address order
+  std::vector<bool> tag_busy_;                       // device tags with completions owed
   std::vector<sc::TlpBeat> cur_;                     // the TLP being sent on rx
   size_t pos_ = 0;
   bool rx_valid_ = false, tx_ready_ = true;

@@ -267,7 +267,7 @@ TEST_P(HostDma, CompletionErrors) {
     auto b = Bench(61 + k() + 5 * kind, "host_dma_cpl_errors");
     RcConfig rc = b->rc().config();
     rc.fault_status = kind == 0 ? sc::CompletionStatus::kCompleterAbort
-                              : sc::CompletionStatus::kUnsupportedRequest;
+                                : sc::CompletionStatus::kUnsupportedRequest;
     rc.fault_poisoned = kind == 2;
     b->rc().set_config(rc);
     std::mt19937_64 rng(Seed(19 + k()));
@@ -410,8 +410,8 @@ TEST_P(HostDma, DropsWhatItDoesNotSupport) {
   msg.sop = msg.eop = true;
   b->rc().InjectBeats({msg});
   const uint8_t two_dws[8] = {1, 0, 0, 0, 2, 0, 0, 0};
-  b->rc().Inject(sc::MakeMemRead(0, 3, bar + 0x40, 8));           // BAR0 read of 2 DW
-  b->rc().Inject(sc::MakeMemWrite(0, bar + 0x40, two_dws, 8));    // BAR0 write of 2 DW
+  b->rc().Inject(sc::MakeMemRead(0, 3, bar + 0x40, 8));         // BAR0 read of 2 DW
+  b->rc().Inject(sc::MakeMemWrite(0, bar + 0x40, two_dws, 8));  // BAR0 write of 2 DW
   const uint8_t five[4] = {5, 0, 0, 0}, six[4] = {6, 0, 0, 0};
   sc::Tlp poisoned = sc::MakeMemWrite(0, bar + 0x44, five, 4);
   poisoned.poisoned = true;
