@@ -1,4 +1,4 @@
-// The system model end to end (testbench/system: the Verilated tpu_top, configuration 1, on the
+// The system model end to end (sc_models/system: the Verilated tpu_top, configuration 1, on the
 // modeled PCIe link, driven by tpu::device::Device), against the goals of issue 5:
 //
 // - dma: host -> device DMA (one READ_HOST of `--bytes` from host memory into the weight DRAM)
@@ -59,8 +59,8 @@
 #include "compiler/layers.h"
 #include "runtime/executor.h"
 #include "sc_models/pcie_link.h"
-#include "sc_models/pcie_link_config.h"
-#include "system/tpu_system.h"
+#include "sc_models/pcie/pcie_link_config.h"
+#include "sc_models/system/tpu_system.h"
 
 namespace {
 

@@ -24,7 +24,7 @@
 #include <tlm>
 #include <vector>
 
-#include "sc_models/tlp.h"
+#include "sc_models/pcie/tlp.h"
 
 namespace tpu::sc {
 

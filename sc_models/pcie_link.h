@@ -36,8 +36,8 @@
 #include <tlm>
 #include <vector>
 
-#include "sc_models/pcie_link_config.h"
-#include "sc_models/tlp.h"
+#include "sc_models/pcie/pcie_link_config.h"
+#include "sc_models/pcie/tlp.h"
 
 namespace tpu::sc {
 

@@ -15,6 +15,8 @@
 //   waits for an MSI with a timeout.
 // Debug transport on `rx` (transport_dbg) reads and writes host memory directly, the address
 // being the host address.
+// The RTL tests' cycle-level stimulus model with the same role is testbench/host_if/root_complex.h
+// (same TLP type and request rules, plus random gaps, reordering and injected traffic).
 #ifndef TPU_SC_MODELS_ROOT_COMPLEX_H_
 #define TPU_SC_MODELS_ROOT_COMPLEX_H_
 
@@ -32,7 +34,7 @@
 #include <vector>
 
 #include "model/host_memory.h"
-#include "sc_models/tlp.h"
+#include "sc_models/pcie/tlp.h"
 
 namespace tpu::sc {
 

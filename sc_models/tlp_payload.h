@@ -9,7 +9,7 @@
 #include <systemc>
 #include <tlm>
 
-#include "sc_models/tlp.h"
+#include "sc_models/pcie/tlp.h"
 
 namespace tpu::sc {
 

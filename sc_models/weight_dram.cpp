@@ -8,10 +8,10 @@
 namespace tpu::sc {
 namespace {
 
-tb::DramPortModel MakePort(const WeightDramConfig& c) {
+DramPortModel MakePort(const WeightDramConfig& c) {
   c.Validate();
-  tb::DramPortModel port(c.n, c.beat_bits, c.size_bytes, /*seed=*/0);
-  tb::PortTiming t;  // deterministic: always ready, fixed latency, a beat per cycle
+  DramPortModel port(c.n, c.beat_bits, c.size_bytes, /*seed=*/0);
+  PortTiming t;  // deterministic: always ready, fixed latency, a beat per cycle
   t.ready_prob = 1.0;
   t.min_latency = t.max_latency = c.latency_cycles;
   t.rsp_prob = 1.0;

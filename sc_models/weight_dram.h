@@ -1,6 +1,6 @@
 // The weight DRAM (docs/pcie_link.md section 6): a loosely-timed TLM-2.0 target for the
 // transaction-level models, wrapped around the cycle-level port model the core harness already
-// drives (testbench/core/memory_ports.h, tb::DramPortModel): one byte store, two views with the
+// drives (sc_models/ports/memory_ports.h, DramPortModel): one byte store, two views with the
 // same timing. The RTL-in-SystemC wrapper drives cycle_port() every clock; a TLM initiator
 // reads whole tiles and writes rows through `socket`.
 //
@@ -27,7 +27,7 @@
 #include <tlm>
 #include <vector>
 
-#include "core/memory_ports.h"
+#include "sc_models/ports/memory_ports.h"
 
 namespace tpu::sc {
 
@@ -64,7 +64,7 @@ class WeightDram : public sc_core::sc_module {
   sc_core::sc_time cycle() const { return cycle_; }
   // The cycle-level port (deterministic timing: always ready, latency_cycles, a beat per
   // cycle) over the same bytes.
-  tb::DramPortModel& cycle_port() { return port_; }
+  DramPortModel& cycle_port() { return port_; }
   std::vector<uint8_t>& bytes() { return port_.bytes(); }
   const Stats& stats() const { return stats_; }
 
@@ -76,7 +76,7 @@ class WeightDram : public sc_core::sc_module {
 
   WeightDramConfig config_;
   sc_core::sc_time cycle_;
-  tb::DramPortModel port_;
+  DramPortModel port_;
   sc_core::sc_time read_free_ = sc_core::SC_ZERO_TIME;   // last beat of the reads so far
   sc_core::sc_time write_free_ = sc_core::SC_ZERO_TIME;  // last row of the writes so far
   Stats stats_;

@@ -30,8 +30,9 @@ CommandRunner AddActivationCommand(CLI::App& app, BackendFactory make_backend = 
 CommandRunner AddGemmCommand(CLI::App& app, BackendFactory make_backend = MakeBackend);
 
 // `tpu info`: the device configuration and which backends are available (the rtl backend if
-// the program links it, as the `tpu` tool does: tpu_cli_rtl).
+// the program composes it with the simulator, as the `tpu` tool does in tpu_main.cpp).
 CommandRunner AddInfoCommand(CLI::App& app, bool rtl_backend_linked = false);
+
 // `tpu run NET.json`: a network layer by layer (host_driver/network, docs/networks.md).
 CommandRunner AddRunCommand(CLI::App& app, BackendFactory make_backend = MakeBackend);
 

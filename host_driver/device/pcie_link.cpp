@@ -12,9 +12,12 @@ double PcieLink::GigaTransfersPerLane() const {
 
 const char* PcieLink::Encoding() const { return generation <= 2 ? "8b/10b" : "128b/130b"; }
 
+double PcieLink::EncodingEfficiency() const {
+  return generation <= 2 ? 8.0 / 10.0 : 128.0 / 130.0;
+}
+
 double PcieLink::BytesPerSecond() const {
-  const double efficiency = generation <= 2 ? 8.0 / 10.0 : 128.0 / 130.0;
-  return GigaTransfersPerLane() * 1e9 * efficiency / 8.0 * lanes;
+  return GigaTransfersPerLane() * 1e9 * EncodingEfficiency() / 8.0 * lanes;
 }
 
 std::string PcieLink::ToString() const {

@@ -15,8 +15,10 @@ struct PcieLink {
 
   // Transfer rate of one lane: 2.5, 5, 8, 16 or 32 GT/s.
   double GigaTransfersPerLane() const;
-  // Line coding: "8b/10b" (gen1, gen2) or "128b/130b" (gen3 and later).
+  // Line coding: "8b/10b" (gen1, gen2) or "128b/130b" (gen3 and later), and the share of
+  // the line rate it leaves: 8/10 or 128/130.
   const char* Encoding() const;
+  double EncodingEfficiency() const;
   // Bytes per second in each direction after line coding, before TLP and DLLP overhead:
   // 15.75e9 for gen3 x16.
   double BytesPerSecond() const;

@@ -1,5 +1,5 @@
 // The Verilated TPU core (rtl/tpu_core.sv) with C++ models on its memory-side ports: host
-// memory behind the DMA port and the weight DRAM (testbench/core/memory_ports.h). Programs
+// memory behind the DMA port and the weight DRAM (sc_models/ports/memory_ports.h). Programs
 // are streamed into the instruction port; Run() returns when the core reports done or an
 // error, or after a cycle budget, with the status and the performance counters.
 #ifndef TPU_TESTBENCH_CORE_CORE_HARNESS_H_
@@ -13,10 +13,15 @@
 
 #include "common/harness_options.h"
 #include "model/host_memory.h"
-#include "core/memory_ports.h"
 #include "isa/isa.h"
+#include "sc_models/ports/memory_ports.h"
 
 namespace tpu::tb {
+
+// The port models live with the system model (sc_models/ports); the harness API uses them.
+using sc::DramPortModel;
+using sc::HostPortModel;
+using sc::PortTiming;
 
 // The device a Verilated core was built for.
 struct CoreConfig {

@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "common/harness_options.h"
-#include "host_if/tlp.h"
+#include "sc_models/pcie/tlp.h"
 
 namespace tpu::tb {
 
@@ -26,7 +26,7 @@ struct DmaTbConfig {
 
 struct DmaTbInputs {
   bool rx_valid = false;
-  tlp::Beat rx_beat;
+  sc::TlpBeat rx_beat;
   bool tx_ready = false;
   bool reg_req_ready = false;
   bool reg_rsp_valid = false;
@@ -45,7 +45,7 @@ struct DmaTbInputs {
 struct DmaTbOutputs {
   bool rx_ready = false;
   bool tx_valid = false;
-  tlp::Beat tx_beat;
+  sc::TlpBeat tx_beat;
   bool reg_req_valid = false, reg_req_write = false;
   uint16_t reg_req_addr = 0;
   uint32_t reg_req_wdata = 0;

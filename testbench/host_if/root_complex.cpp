@@ -6,32 +6,38 @@
 namespace tpu::tb {
 namespace {
 
-bool FirstBeLegal(uint8_t be) { return be == 0xf || be == 0xe || be == 0xc || be == 0x8; }
-bool LastBeLegal(uint8_t be) { return be == 0xf || be == 0x7 || be == 0x3 || be == 0x1; }
-
-// Byte count and lower address bits 1:0 of a 1-DW read's completion (PCIe rules).
-void OneDwCompletion(uint8_t be, uint16_t* byte_count, uint8_t* first_byte) {
-  if (be == 0) {
-    *byte_count = 1;
-    *first_byte = 0;
-    return;
-  }
-  int f = 0, l = 3;
-  while (!(be >> f & 1)) ++f;
-  while (!(be >> l & 1)) --l;
-  *byte_count = static_cast<uint16_t>(l - f + 1);
-  *first_byte = static_cast<uint8_t>(f);
+// Payload DW d of a TLP (its bytes in memory order).
+uint32_t PayloadDw(const sc::Tlp& t, size_t d) {
+  const uint8_t* p = &t.data.at(4 * d + 3) - 3;
+  return uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
 }
 
-std::vector<uint32_t> ReadDws(const model::HostMemory& m, uint64_t addr, uint64_t bytes) {
-  std::vector<uint8_t> raw(bytes);
-  m.Read(addr, raw.data(), bytes);
-  std::vector<uint32_t> dws(bytes / 4);
-  for (size_t d = 0; d < dws.size(); ++d) {
-    dws[d] = uint32_t{raw[4 * d]} | uint32_t{raw[4 * d + 1]} << 8 | uint32_t{raw[4 * d + 2]} << 16 |
-             uint32_t{raw[4 * d + 3]} << 24;
-  }
-  return dws;
+// A 1-DW request to BAR0 with any byte enables (sc::MakeMem* take byte ranges).
+sc::Tlp RegRequest(sc::TlpKind kind, uint8_t tag, uint64_t addr, uint8_t be) {
+  sc::Tlp t;
+  t.kind = kind;
+  t.requester_id = sc::kRootComplexId;
+  t.tag = tag;
+  t.address = addr;
+  t.first_be = be;
+  t.last_be = 0;
+  t.length_dw = 1;
+  return t;
+}
+
+// A completion of the root complex for a device read.
+sc::Tlp Completion(const sc::Tlp& read, sc::TlpKind kind, sc::CompletionStatus status,
+                   uint64_t remaining, uint64_t addr) {
+  sc::Tlp c;
+  c.kind = kind;
+  c.completer_id = sc::kRootComplexId;
+  c.requester_id = read.requester_id;
+  c.tag = read.tag;
+  c.status = status;
+  c.byte_count = static_cast<uint16_t>(remaining);
+  c.lower_address = static_cast<uint8_t>(addr & 0x7f);
+  c.length_dw = 0;
+  return c;
 }
 
 }  // namespace
@@ -62,19 +68,20 @@ void RootComplex::Violation(const std::string& what) {
 }
 
 void RootComplex::WriteReg(uint32_t offset, uint32_t value, uint8_t be) {
-  host_queue_.push_back(
-      tlp::Encode(tlp::MakeMWr(tlp::kRootId, config_.bar0 + offset, {value}, be, 0)));
+  sc::Tlp t = RegRequest(sc::TlpKind::kMemWrite, 0, config_.bar0 + offset, be);
+  for (int b = 0; b < 4; ++b) t.data.push_back(static_cast<uint8_t>(value >> (8 * b)));
+  host_queue_.push_back(sc::EncodeTlpBeats(t));
 }
 
 int RootComplex::ReadReg(uint32_t offset, uint8_t be) {
   const int tag = next_host_tag_;
   next_host_tag_ = (next_host_tag_ + 1) % 32;
   if (reg_tag_.count(tag)) Violation("host register read tag reused: too many reads pending");
-  tlp::Tlp t =
-      tlp::MakeMRd(tlp::kRootId, static_cast<uint8_t>(tag), config_.bar0 + offset, 1, be, 0);
-  host_queue_.push_back(tlp::Encode(t));
+  const sc::Tlp t =
+      RegRequest(sc::TlpKind::kMemRead, static_cast<uint8_t>(tag), config_.bar0 + offset, be);
+  host_queue_.push_back(sc::EncodeTlpBeats(t));
   const int handle = static_cast<int>(reg_reads_.size());
-  reg_reads_.push_back({offset, be, std::nullopt});
+  reg_reads_.push_back({t, std::nullopt});
   reg_tag_[tag] = handle;
   return handle;
 }
@@ -83,8 +90,10 @@ std::optional<uint32_t> RootComplex::ReadResult(int handle) const {
   return reg_reads_.at(handle).value;
 }
 
-void RootComplex::Inject(const tlp::Tlp& t) { host_queue_.push_back(tlp::Encode(t)); }
-void RootComplex::InjectBeats(const std::vector<tlp::Beat>& beats) { host_queue_.push_back(beats); }
+void RootComplex::Inject(const sc::Tlp& t) { host_queue_.push_back(sc::EncodeTlpBeats(t)); }
+void RootComplex::InjectBeats(const std::vector<sc::TlpBeat>& beats) {
+  host_queue_.push_back(beats);
+}
 
 bool RootComplex::PickNext() {
   if (!host_queue_.empty()) {
@@ -137,7 +146,7 @@ void RootComplex::OnRxTaken() {
   rx_valid_ = false;
 }
 
-void RootComplex::OnTxBeat(const tlp::Beat& beat) {
+void RootComplex::OnTxBeat(const sc::TlpBeat& beat) {
   ++stats_.tx_beats;
   if (tx_beats_.empty() && !beat.sop) {
     Violation("beat without sop outside a TLP");
@@ -145,55 +154,47 @@ void RootComplex::OnTxBeat(const tlp::Beat& beat) {
   }
   tx_beats_.push_back(beat);
   if (!beat.eop) return;
-  tlp::Tlp t;
-  std::string error;
-  if (tlp::Decode(tx_beats_, &t, &error)) {
-    OnDeviceTlp(t);
-  } else {
-    Violation("malformed TLP from the device: " + error);
+  sc::Tlp t;
+  bool ok = true;
+  try {
+    t = sc::DecodeTlpBeats(tx_beats_);
+  } catch (const sc::TlpError& e) {
+    Violation(std::string("malformed TLP from the device: ") + e.what());
+    ok = false;
   }
   tx_beats_.clear();
+  if (ok) OnDeviceTlp(t);
 }
 
-void RootComplex::CheckRequest(const tlp::Tlp& t) {
-  const uint64_t bytes = uint64_t{t.length} * 4;
-  auto bad = [&](const std::string& why) { Violation(why + ": " + t.Describe()); };
-  if (t.requester != tlp::kDeviceId) bad("requester ID");
-  if (t.four_dw != (t.addr >= (uint64_t{1} << 32))) bad("header size does not match address");
-  if (t.kind == tlp::Kind::kMRd && bytes > static_cast<uint64_t>(config_.max_read_req)) {
-    bad("read longer than MRRS");
-  }
-  if (t.kind == tlp::Kind::kMWr && bytes > static_cast<uint64_t>(config_.max_payload)) {
-    bad("write longer than MPS");
-  }
-  if ((t.addr % 4096) + bytes > 4096) bad("crosses a 4 KiB boundary");
-  if (t.length == 1) {
-    if (t.last_be != 0) bad("1-DW request with last BE != 0");
-    if (t.first_be == 0) bad("1-DW request with first BE 0");
-  } else {
-    if (!FirstBeLegal(t.first_be)) bad("first BE not contiguous");
-    if (!LastBeLegal(t.last_be)) bad("last BE not contiguous");
-  }
+// The shared request rules (MPS, MRRS, 4 KiB, byte enables; a 4-DW header below 4 GiB is
+// rejected by the decoder) and the device's requester ID.
+void RootComplex::CheckRequest(const sc::Tlp& t) {
+  if (t.requester_id != sc::kDeviceId) Violation("requester ID: " + t.Describe());
+  const std::string why = sc::CheckRequest(t, static_cast<uint32_t>(config_.max_payload),
+                                           static_cast<uint32_t>(config_.max_read_req));
+  if (!why.empty()) Violation(why);
 }
 
-void RootComplex::OnDeviceTlp(const tlp::Tlp& t) {
-  if (t.dw0_other != 0 || t.poisoned) Violation("reserved DW0 bits or EP set: " + t.Describe());
+void RootComplex::OnDeviceTlp(const sc::Tlp& t) {
+  if (t.dw0_reserved != 0 || t.poisoned) Violation("reserved DW0 bits or EP set: " + t.Describe());
   switch (t.kind) {
-    case tlp::Kind::kMRd:
+    case sc::TlpKind::kMemRead:
       CheckRequest(t);
       OnRead(t);
       break;
-    case tlp::Kind::kMWr:
+    case sc::TlpKind::kMemWrite:
       CheckRequest(t);
       if (t.tag != 0) Violation("write with tag != 0: " + t.Describe());
-      if (msi_addr_ && t.addr == *msi_addr_) {
-        if (t.length != 1 || t.first_be != 0xf) Violation("MSI not one full DW: " + t.Describe());
-        msis_.push_back({cycle_, t.payload.at(0), stats_.mwr});
+      if (msi_addr_ && t.address == *msi_addr_) {
+        if (t.length_dw != 1 || t.first_be != 0xf) {
+          Violation("MSI not one full DW: " + t.Describe());
+        }
+        msis_.push_back({cycle_, PayloadDw(t, 0), stats_.mwr});
       } else {
         OnWrite(t);
       }
       break;
-    case tlp::Kind::kCplD:
+    case sc::TlpKind::kCompletionData:
       OnCompletion(t);
       break;
     default:
@@ -202,21 +203,21 @@ void RootComplex::OnDeviceTlp(const tlp::Tlp& t) {
   }
 }
 
-void RootComplex::OnRead(const tlp::Tlp& t) {
+void RootComplex::OnRead(const sc::Tlp& t) {
   ++stats_.mrd;
-  const uint64_t bytes = uint64_t{t.length} * 4;
+  const uint64_t bytes = uint64_t{t.length_dw} * 4;
   stats_.bytes_requested += bytes;
-  if (t.first_be != 0xf || (t.length > 1 && t.last_be != 0xf)) {
+  if (t.first_be != 0xf || (t.length_dw > 1 && t.last_be != 0xf)) {
     Violation("partial byte enables on a DMA read: " + t.Describe());
   }
   if (t.tag >= config_.num_tags) Violation("tag beyond the device's tags: " + t.Describe());
   if (tag_busy_[t.tag]) Violation("tag reused while completions are owed: " + t.Describe());
-  if (Silent(t.addr, bytes)) return;  // never answered
-  const uint64_t end = t.addr + bytes;
+  if (Silent(t.address, bytes)) return;  // never answered
+  const uint64_t end = t.address + bytes;
   uint64_t due =
       cycle_ + std::uniform_int_distribution<int>(config_.min_latency, config_.max_latency)(rng_);
   auto& q = cpl_queue_[t.tag];
-  uint64_t p = t.addr;
+  uint64_t p = t.address;
   while (p < end) {
     const uint64_t rcb = static_cast<uint64_t>(config_.rcb);
     uint64_t next = std::min(end, (p / rcb + 1) * rcb);
@@ -225,64 +226,60 @@ void RootComplex::OnRead(const tlp::Tlp& t) {
            std::uniform_int_distribution<int>(0, 1)(rng_)) {
       next = std::min(end, next + rcb);
     }
-    const uint16_t byte_count = static_cast<uint16_t>((end - p) & 0xfff);
-    if (memory_->Faults(p, next - p) && config_.fault_poisoned) {
-      tlp::Tlp cpl = tlp::MakeCplD(tlp::kRootId, t.requester, t.tag, byte_count,
-                                   static_cast<uint8_t>(p), std::vector<uint32_t>((next - p) / 4));
-      cpl.poisoned = true;
-      q.push_back({due, seq_++, tlp::Encode(cpl)});
-      p = next;
-      continue;
-    }
-    if (memory_->Faults(p, next - p)) {
+    const bool fault = memory_->Faults(p, next - p);
+    if (fault && !config_.fault_poisoned) {
       q.push_back({due, seq_++,
-                   tlp::Encode(tlp::MakeCpl(tlp::kRootId, t.requester, t.tag, config_.fault_status,
-                                            byte_count, static_cast<uint8_t>(p)))});
+                   sc::EncodeTlpBeats(
+                       Completion(t, sc::TlpKind::kCompletion, config_.fault_status, end - p, p))});
       break;
     }
-    q.push_back(
-        {due, seq_++,
-         tlp::Encode(tlp::MakeCplD(tlp::kRootId, t.requester, t.tag, byte_count,
-                                   static_cast<uint8_t>(p), ReadDws(*memory_, p, next - p)))});
+    // A failing piece with fault_poisoned: a CplD of zeros with EP set.
+    sc::Tlp cpl =
+        Completion(t, sc::TlpKind::kCompletionData, sc::CompletionStatus::kSuccess, end - p, p);
+    cpl.length_dw = static_cast<uint32_t>((next - p) / 4);
+    cpl.data.assign(next - p, 0);
+    if (fault) {
+      cpl.poisoned = true;
+    } else {
+      memory_->Read(p, cpl.data.data(), next - p);
+    }
+    q.push_back({due, seq_++, sc::EncodeTlpBeats(cpl)});
     p = next;
   }
   tag_busy_[t.tag] = true;
 }
 
-void RootComplex::OnWrite(const tlp::Tlp& t) {
+void RootComplex::OnWrite(const sc::Tlp& t) {
   ++stats_.mwr;
-  for (uint32_t d = 0; d < t.length; ++d) {
-    const uint8_t be = t.length == 1       ? t.first_be
-                       : d == 0            ? t.first_be
-                       : d + 1 == t.length ? t.last_be
-                                           : 0xf;
+  for (uint32_t d = 0; d < t.length_dw; ++d) {
+    const uint8_t be = t.length_dw == 1       ? t.first_be
+                       : d == 0               ? t.first_be
+                       : d + 1 == t.length_dw ? t.last_be
+                                              : 0xf;
     for (int b = 0; b < 4; ++b) {
       if (!(be >> b & 1)) continue;
-      const uint8_t byte = static_cast<uint8_t>(t.payload[d] >> (8 * b));
-      memory_->Write(t.addr + 4 * d + b, &byte, 1);
+      const uint8_t byte = t.data[4 * d + b];
+      memory_->Write(t.address + 4 * d + b, &byte, 1);
       ++stats_.bytes_written;
     }
   }
 }
 
-void RootComplex::OnCompletion(const tlp::Tlp& t) {
+void RootComplex::OnCompletion(const sc::Tlp& t) {
   auto bad = [&](const std::string& why) { Violation(why + ": " + t.Describe()); };
-  if (t.completer != tlp::kDeviceId) bad("completer ID");
-  if (t.requester != tlp::kRootId) bad("completion requester ID");
-  if (t.status != tlp::kStatusSc) bad("register read completion status");
-  if (t.length != 1) bad("register read completion length");
+  if (t.completer_id != sc::kDeviceId) bad("completer ID");
+  if (t.requester_id != sc::kRootComplexId) bad("completion requester ID");
+  if (t.status != sc::CompletionStatus::kSuccess) bad("register read completion status");
+  if (t.length_dw != 1) bad("register read completion length");
   auto it = reg_tag_.find(t.tag);
   if (it == reg_tag_.end()) {
     bad("completion for no register read");
     return;
   }
   RegRead& r = reg_reads_[it->second];
-  uint16_t bc;
-  uint8_t first_byte;
-  OneDwCompletion(r.be, &bc, &first_byte);
-  if (t.byte_count != bc) bad("byte count");
-  if (t.lower_addr != ((r.offset & 0x7c) | first_byte)) bad("lower address");
-  r.value = t.payload.at(0);
+  if (t.byte_count != sc::RequestByteCount(r.request)) bad("byte count");
+  if (t.lower_address != (sc::RequestFirstByte(r.request) & 0x7f)) bad("lower address");
+  r.value = PayloadDw(t, 0);
   reg_tag_.erase(it);
   ++stats_.reg_cpl;
 }

@@ -17,6 +17,14 @@
 // failing piece as a CplD with EP set and the rest as usual); a read touching a
 // silent range is never answered (the device must time out). Received beats may come with
 // random gaps; tx_ready may be withheld at random.
+//
+// TLPs are the one type of the simulation models (sc_models/pcie/tlp.h: sc::Tlp with its beat
+// codec); the request rules (sc::CheckRequest) and the byte count / lower address of a
+// register read's completion (sc::RequestByteCount, sc::RequestFirstByte) are the shared ones.
+// This is the RTL tests' stimulus model, driving the Verilated TLP streams beat by beat; the
+// system model's root complex (sc_models/root_complex.h) is its transaction-level counterpart
+// on the modeled PCIe link, with the link's timing instead of random gaps and without the
+// reordering, completion merging and injection of malformed traffic a stimulus model needs.
 #ifndef TPU_TESTBENCH_HOST_IF_ROOT_COMPLEX_H_
 #define TPU_TESTBENCH_HOST_IF_ROOT_COMPLEX_H_
 
@@ -28,8 +36,8 @@
 #include <string>
 #include <vector>
 
-#include "host_if/tlp.h"
 #include "model/host_memory.h"
+#include "sc_models/pcie/tlp.h"
 
 namespace tpu::tb {
 
@@ -45,7 +53,7 @@ struct RcConfig {
   bool reorder = false;            // send due completions of different tags in random order
   double rx_gap = 0.0;             // probability of a cycle without a beat offered
   double tx_ready = 1.0;           // probability of tx_ready in a cycle
-  uint8_t fault_status = tlp::kStatusCa;
+  sc::CompletionStatus fault_status = sc::CompletionStatus::kCompleterAbort;
   bool fault_poisoned = false;  // a failing piece comes as a poisoned CplD (EP), not a Cpl
   uint64_t seed = 1;
 };
@@ -67,19 +75,19 @@ class RootComplex {
 
   // Host side: BAR0 accesses, sent in order after the completions already due.
   void WriteReg(uint32_t offset, uint32_t value, uint8_t be = 0xf);
-  int ReadReg(uint32_t offset, uint8_t be = 0xf);         // returns a handle
-  std::optional<uint32_t> ReadResult(int handle) const;   // the value once completed
-  void Inject(const tlp::Tlp& t);                         // any TLP, queued like a host access
-  void InjectBeats(const std::vector<tlp::Beat>& beats);  // raw beats (malformed TLPs)
+  int ReadReg(uint32_t offset, uint8_t be = 0xf);           // returns a handle
+  std::optional<uint32_t> ReadResult(int handle) const;     // the value once completed
+  void Inject(const sc::Tlp& t);                            // any TLP, queued like a host access
+  void InjectBeats(const std::vector<sc::TlpBeat>& beats);  // raw beats (malformed, other TLPs)
 
   // One cycle: BeginCycle draws this cycle's gaps and readiness; the harness drives rx_* and
   // tx_ready into the device, evaluates it, and reports the handshakes.
   void BeginCycle(uint64_t cycle);
   bool rx_valid() const { return rx_valid_; }
-  const tlp::Beat& rx_beat() const { return cur_[pos_]; }
+  const sc::TlpBeat& rx_beat() const { return cur_[pos_]; }
   void OnRxTaken();
   bool tx_ready() const { return tx_ready_; }
-  void OnTxBeat(const tlp::Beat& beat);
+  void OnTxBeat(const sc::TlpBeat& beat);
 
   struct Msi {
     uint64_t cycle;
@@ -105,15 +113,15 @@ class RootComplex {
   struct Pending {  // a completion waiting to be sent
     uint64_t due;
     uint64_t seq;
-    std::vector<tlp::Beat> beats;
+    std::vector<sc::TlpBeat> beats;
   };
 
   void Violation(const std::string& what);
-  void OnDeviceTlp(const tlp::Tlp& t);
-  void OnRead(const tlp::Tlp& t);
-  void OnWrite(const tlp::Tlp& t);
-  void OnCompletion(const tlp::Tlp& t);
-  void CheckRequest(const tlp::Tlp& t);
+  void OnDeviceTlp(const sc::Tlp& t);
+  void OnRead(const sc::Tlp& t);
+  void OnWrite(const sc::Tlp& t);
+  void OnCompletion(const sc::Tlp& t);
+  void CheckRequest(const sc::Tlp& t);
   bool PickNext();
   bool Draw(double p);
 
@@ -124,18 +132,17 @@ class RootComplex {
   std::optional<uint64_t> msi_addr_;
   std::vector<Range> silent_;
 
-  std::deque<std::vector<tlp::Beat>> host_queue_;  // register accesses, injections
-  std::map<int, std::deque<Pending>> cpl_queue_;   // per device tag, in address order
-  std::vector<bool> tag_busy_;                     // device tags with completions owed
-  std::vector<tlp::Beat> cur_;                     // the TLP being sent on rx
+  std::deque<std::vector<sc::TlpBeat>> host_queue_;  // register accesses, injections
+  std::map<int, std::deque<Pending>> cpl_queue_;     // per device tag, in address order
+  std::vector<bool> tag_busy_;                       // device tags with completions owed
+  std::vector<sc::TlpBeat> cur_;                     // the TLP being sent on rx
   size_t pos_ = 0;
   bool rx_valid_ = false, tx_ready_ = true;
   int cur_tag_ = -1;  // device tag of cur_ (a completion)
 
-  std::vector<tlp::Beat> tx_beats_;  // TLP being received from the device
+  std::vector<sc::TlpBeat> tx_beats_;  // TLP being received from the device
   struct RegRead {
-    uint32_t offset;
-    uint8_t be;
+    sc::Tlp request;  // the 1-DW MRd sent
     std::optional<uint32_t> value;
   };
   std::vector<RegRead> reg_reads_;

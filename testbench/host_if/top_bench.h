@@ -1,6 +1,6 @@
 // The device (tpu_top) in a bench, free of Verilator: the root-complex model with host memory
 // on the TLP streams (testbench/host_if/root_complex.h), the weight-DRAM port model of the core
-// tests (testbench/core/memory_ports.h) on the DRAM pins, and the host's side of the driver
+// tests (sc_models/ports/memory_ports.h) on the DRAM pins, and the host's side of the driver
 // contract (docs/host_if.md): register reads and writes as TLPs, the instruction ring in host
 // memory, the doorbell, soft reset and waiting for MSIs.
 #ifndef TPU_TESTBENCH_HOST_IF_TOP_BENCH_H_
@@ -10,7 +10,7 @@
 #include <memory>
 #include <vector>
 
-#include "core/memory_ports.h"
+#include "sc_models/ports/memory_ports.h"
 #include "host_if/root_complex.h"
 #include "host_if/top_model.h"
 #include "isa/isa.h"
@@ -25,7 +25,7 @@ class TopBench {
   const TopConfig& config() const { return model_->config(); }
   model::HostMemory& host() { return host_; }
   RootComplex& rc() { return rc_; }
-  DramPortModel& dram() { return dram_; }
+  sc::DramPortModel& dram() { return dram_; }
   uint64_t cycle() const { return model_->cycle(); }
   const TopOutputs& out() const { return out_; }
 
@@ -61,7 +61,7 @@ class TopBench {
   std::unique_ptr<TopModel> model_;
   model::HostMemory host_;
   RootComplex rc_;
-  DramPortModel dram_;
+  sc::DramPortModel dram_;
   TopOutputs out_;
   uint64_t ring_base_ = 0;
   uint32_t ring_slots_ = 0, tail_ = 0;

@@ -6,7 +6,7 @@
 
 #include "host_if/top_model.h"
 #include "devices/devices_gen.h"
-#include "system/tpu_system.h"
+#include "sc_models/system/tpu_system.h"
 
 namespace tpu::tb {
 namespace {
@@ -38,7 +38,7 @@ std::unique_ptr<device::Platform> MakeSimulator(const SimulatorOptions& options)
   std::unique_ptr<TopModel> model = MakeTopModel<kDevice.index>(options.trace);
   CheckAgainstConfig(model->config());
   sys::SystemConfig config;
-  config.link = sc::PcieLinkConfig::FromName(options.link.ToString());
+  config.link = sc::PcieLinkConfig::For(options.link);
   config.clock_mhz = kDevice.clock_mhz;
   return std::make_unique<sys::TpuSystem>(config, std::move(model));
 }

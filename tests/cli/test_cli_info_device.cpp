@@ -12,7 +12,7 @@
 #include "device/device.h"
 #include "host_if/top_model.h"
 #include "npy/scratch_dir.h"
-#include "system/tpu_system.h"
+#include "sc_models/system/tpu_system.h"
 
 namespace tpu::sys {
 namespace {

@@ -14,6 +14,7 @@
 
 #include "device/device.h"
 #include "isa/isa.h"
+#include "model/host_memory.h"
 #include "regs/regs.h"
 
 namespace tpu::device {

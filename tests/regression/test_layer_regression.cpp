@@ -46,7 +46,7 @@
 #include "compiler/dense_lowering.h"
 #include "compiler/layers.h"
 #include "runtime/executor.h"
-#include "system/tpu_system.h"
+#include "sc_models/system/tpu_system.h"
 
 namespace tpu::regression {
 namespace {

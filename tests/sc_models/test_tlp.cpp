@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <random>
 
-#include "sc_models/tlp.h"
+#include "sc_models/pcie/tlp.h"
 
 namespace tpu::sc {
 namespace {
@@ -191,6 +191,74 @@ struct SplitCase {
   std::vector<uint16_t> byte_count;  // of each
   std::vector<uint8_t> lower;        // lower address of each
 };
+
+// The RTL's beats (docs/host_if.md section 1): header DWs in beat 0 (DW3 0 for 3 DWs), payload
+// DW d in DW d % 4 of beat 1 + d / 4; the byte image and the Tlp round-trip through them.
+TEST(TlpBeats, LayoutFollowsHostIf) {
+  std::vector<uint8_t> bytes(20);
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(0x10 + i);
+  const Tlp w = MakeMemWrite(kDeviceId, 0x2'0000'1000ull, bytes.data(), 20);  // 4-DW, 5 DWs
+  const std::vector<TlpBeat> beats = EncodeTlpBeats(w);
+  ASSERT_EQ(beats.size(), 3u);
+  EXPECT_TRUE(beats[0].sop);
+  EXPECT_FALSE(beats[0].eop);
+  EXPECT_TRUE(beats[2].eop);
+  EXPECT_EQ(beats[0].dw[0], 0x60000005u);  // fmt 011, type 0, length 5
+  EXPECT_EQ(beats[0].dw[1], 0x010000FFu);  // requester 0x0100, tag 0, BE F/F
+  EXPECT_EQ(beats[0].dw[2], 0x2u);
+  EXPECT_EQ(beats[0].dw[3], 0x1000u);
+  EXPECT_EQ(beats[1].dw[0], 0x13121110u);
+  EXPECT_EQ(beats[1].dw[3], 0x1F1E1D1Cu);
+  EXPECT_EQ(beats[2].dw[0], 0x23222120u);
+  EXPECT_EQ(beats[2].dw[1], 0u);
+  const Tlp back = DecodeTlpBeats(beats);
+  EXPECT_EQ(EncodeTlp(back), EncodeTlp(w));
+  const std::vector<uint8_t> image = EncodeTlp(w);
+  EXPECT_EQ(TlpBeatsToImage(beats), image);
+
+  Tlp r = MakeMemRead(kDeviceId, 7, 0x1000, 64);  // 3-DW header: DW3 stays 0
+  r.poisoned = true;
+  r.dw0_reserved = 0x00300000;  // attribute bits
+  const std::vector<TlpBeat> rb = EncodeTlpBeats(r);
+  ASSERT_EQ(rb.size(), 1u);
+  EXPECT_TRUE(rb[0].sop && rb[0].eop);
+  EXPECT_EQ(rb[0].dw[0], 0x00304010u);
+  EXPECT_EQ(rb[0].dw[3], 0u);
+  const Tlp rback = DecodeTlpBeats(rb);
+  EXPECT_TRUE(rback.poisoned);
+  EXPECT_EQ(rback.dw0_reserved, 0x00300000u);
+}
+
+TEST(TlpBeats, MalformedBeatsAreRejected) {
+  const uint8_t data[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  const std::vector<TlpBeat> good = EncodeTlpBeats(MakeMemWrite(0, 0x100, data, 8));
+  auto rejects = [](std::vector<TlpBeat> beats, const std::string& what) {
+    try {
+      DecodeTlpBeats(beats);
+      ADD_FAILURE() << "accepted, expected: " << what;
+    } catch (const TlpError& e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  std::vector<TlpBeat> b = good;
+  b[1].sop = true;
+  rejects(b, "sop on beat 1");
+  b = good;
+  b[0].eop = true;
+  rejects(b, "eop on beat 0");
+  b = good;
+  b.insert(b.begin() + 1, TlpBeat{});
+  rejects(b, "payload beats");
+  b = good;
+  b[0].dw[3] = 1;
+  rejects(b, "DW3 != 0");
+  b = good;
+  b[0].dw[2] |= 1;
+  rejects(b, "PH");
+  b = good;
+  b[0].dw[0] = (b[0].dw[0] & ~(0x1Fu << 24)) | 0x02u << 24;  // I/O write
+  rejects(b, "unsupported TLP");
+}
 
 TEST(Completions, SplitAtRcbAndMaxPayloadByHand) {
   const std::vector<SplitCase> cases = {

@@ -1,6 +1,6 @@
 // The weight DRAM (sc_models/weight_dram.h): tile-read timing (latency + beats, back-to-back
 // reads streaming at the beat rate), agreement with the cycle-level port it wraps
-// (tb::DramPortModel), row writes with byte enables, the error responses, debug access and
+// (DramPortModel), row writes with byte enables, the error responses, debug access and
 // the bandwidth helpers.
 #include <gtest/gtest.h>
 #include <tlm_utils/simple_initiator_socket.h>
@@ -98,7 +98,7 @@ TEST(WeightDram, MatchesTheCyclePortItWraps) {
   // Three tiles requested in cycles 0, 1 and 30 on the cycle-level port, every beat taken at
   // once: the last beat of each is taken in the cycle the TLM view says it is done, minus one.
   WeightDram& dram = bench->dram;
-  tb::DramPortModel& port = dram.cycle_port();
+  DramPortModel& port = dram.cycle_port();
   const std::vector<uint64_t> request_cycles = {0, 1, 30};
   std::vector<uint64_t> last_beat;
   size_t next = 0;

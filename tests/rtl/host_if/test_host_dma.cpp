@@ -13,7 +13,7 @@
 
 #include "host_if/dma_bench.h"
 #include "host_if/dma_tb_model.h"
-#include "host_if/tlp.h"
+#include "sc_models/pcie/tlp.h"
 
 namespace tpu::tb {
 namespace {
@@ -266,7 +266,8 @@ TEST_P(HostDma, CompletionErrors) {
     SCOPED_TRACE(kind == 0 ? "CA" : kind == 1 ? "UR" : "poisoned");
     auto b = Bench(61 + k() + 5 * kind, "host_dma_cpl_errors");
     RcConfig rc = b->rc().config();
-    rc.fault_status = kind == 0 ? tlp::kStatusCa : tlp::kStatusUr;
+    rc.fault_status = kind == 0 ? sc::CompletionStatus::kCompleterAbort
+                                : sc::CompletionStatus::kUnsupportedRequest;
     rc.fault_poisoned = kind == 2;
     b->rc().set_config(rc);
     std::mt19937_64 rng(Seed(19 + k()));
@@ -402,24 +403,40 @@ TEST_P(HostDma, RegisterAccesses) {
 TEST_P(HostDma, DropsWhatItDoesNotSupport) {
   auto b = Bench(111 + k(), "host_dma_drops");
   const uint64_t bar = b->rc().config().bar0;
-  tlp::Tlp msg;  // a message (routed to the root complex's ... here to us)
-  msg.fmt = 1;
-  msg.type = 0x10;
-  msg.length = 0;
-  b->rc().Inject(msg);
-  b->rc().Inject(tlp::MakeMRd(0, 3, bar + 0x40, 2, 0xf, 0xf));    // BAR0 read of 2 DW
-  b->rc().Inject(tlp::MakeMWr(0, bar + 0x40, {1, 2}, 0xf, 0xf));  // BAR0 write of 2 DW
-  tlp::Tlp poisoned = tlp::MakeMWr(0, bar + 0x44, {5}, 0xf, 0);
+  // A message (fmt 001, type 10000: routed to the root complex ... here to us), as raw beats:
+  // sc::Tlp holds only the TLPs the models exchange.
+  sc::TlpBeat msg;
+  msg.dw[0] = 1u << 29 | 0x10u << 24;
+  msg.sop = msg.eop = true;
+  b->rc().InjectBeats({msg});
+  const uint8_t two_dws[8] = {1, 0, 0, 0, 2, 0, 0, 0};
+  b->rc().Inject(sc::MakeMemRead(0, 3, bar + 0x40, 8));         // BAR0 read of 2 DW
+  b->rc().Inject(sc::MakeMemWrite(0, bar + 0x40, two_dws, 8));  // BAR0 write of 2 DW
+  const uint8_t five[4] = {5, 0, 0, 0}, six[4] = {6, 0, 0, 0};
+  sc::Tlp poisoned = sc::MakeMemWrite(0, bar + 0x44, five, 4);
   poisoned.poisoned = true;
   b->rc().Inject(poisoned);
-  tlp::Tlp io = tlp::MakeMWr(0, bar + 0x48, {6}, 0xf, 0);  // I/O write
-  io.type = 0x02;
-  b->rc().Inject(io);
-  tlp::Beat stray;  // a beat without sop
+  // An I/O write: an MWr's beats with type 00010.
+  std::vector<sc::TlpBeat> io = sc::EncodeTlpBeats(sc::MakeMemWrite(0, bar + 0x48, six, 4));
+  io[0].dw[0] = (io[0].dw[0] & ~(0x1Fu << 24)) | 0x02u << 24;
+  b->rc().InjectBeats(io);
+  sc::TlpBeat stray;  // a beat without sop
   stray.eop = true;
   b->rc().InjectBeats({stray});
-  b->rc().Inject(tlp::MakeCplD(0, tlp::kDeviceId, 200, 16, 0, {1, 2, 3, 4}));  // no such tag
-  b->rc().Inject(tlp::MakeCplD(0, tlp::kDeviceId, 3, 16, 0, {1, 2, 3, 4}));    // tag not used
+  // A CplD of 4 DWs (1, 2, 3, 4) for the device's tag `tag`, byte count 16, lower address 0.
+  auto cpld = [](uint8_t tag) {
+    sc::Tlp c;
+    c.kind = sc::TlpKind::kCompletionData;
+    c.completer_id = sc::kRootComplexId;
+    c.requester_id = sc::kDeviceId;
+    c.tag = tag;
+    c.byte_count = 16;
+    c.length_dw = 4;
+    c.data = {1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0};
+    return c;
+  };
+  b->rc().Inject(cpld(200));  // no such tag
+  b->rc().Inject(cpld(3));    // tag not used
   b->rc().WriteReg(0x50, 0x12345678);
   const int h = b->rc().ReadReg(0x50);
   ASSERT_TRUE(b->Run(10000));

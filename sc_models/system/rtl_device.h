@@ -1,13 +1,15 @@
-// The Verilated device (rtl/tpu_top.sv, through tb::TopModel) as a SystemC module on the
-// modeled PCIe link: the TLP bridge between the link's TLM-2.0 payloads (sc_models/pcie_link.h:
-// one TLP byte image per payload) and the RTL's 128-bit TLP streams (docs/host_if.md section
-// 1), and the clock that drives the RTL and the weight DRAM's cycle-level port.
+// The Verilated device (rtl/tpu_top.sv, through the pin-level TopModel of
+// sc_models/system/top_model.h) as a SystemC module on the modeled PCIe link: the TLP bridge
+// between the link's TLM-2.0 payloads (sc_models/pcie_link.h: one TLP byte image per payload)
+// and the RTL's 128-bit TLP streams (docs/host_if.md section 1; the beat codec of
+// sc_models/pcie/tlp.h), and the clock that drives the RTL and the weight DRAM's cycle-level
+// port.
 //
-// - Receive: a TLP the link delivers on `rx` is cut into beats (header DWs in beat 0, payload
-//   from beat 1) and queued; the RTL takes one beat per cycle when rx_ready. The returned delay
+// - Receive: a TLP the link delivers on `rx` is cut into beats (sc::TlpImageToBeats: header
+//   DWs in beat 0, payload from beat 1) and queued; the RTL takes one beat per cycle when rx_ready. The returned delay
 //   is the time the queue needs to drain below rx_buffer_beats, so the link holds the next TLP
 //   back as a receiver whose buffer is full would (the RTL never loses a beat).
-// - Transmit: beats the RTL sends are collected into a TLP image; complete TLPs wait in a queue
+// - Transmit: beats the RTL sends are collected into a TLP image (sc::TlpBeatsToImage); complete TLPs wait in a queue
 //   of tx_buffer_tlps that a thread sends through `tx` one after the other (each returns once
 //   serialized); tx_ready is withheld while that queue is full.
 // - Clock: one RTL cycle per period while anything is in flight; when the device has been
@@ -15,8 +17,8 @@
 //   for kQuietCycles, the clock stops until the next TLP arrives, so that an idle system has no
 //   events and sc_start() returns (the RTL's cycle count then lags simulated time; its
 //   counters only count while it runs).
-#ifndef TPU_TESTBENCH_SYSTEM_RTL_DEVICE_H_
-#define TPU_TESTBENCH_SYSTEM_RTL_DEVICE_H_
+#ifndef TPU_SC_MODELS_SYSTEM_RTL_DEVICE_H_
+#define TPU_SC_MODELS_SYSTEM_RTL_DEVICE_H_
 
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
@@ -29,8 +31,9 @@
 #include <tlm>
 #include <vector>
 
-#include "core/memory_ports.h"
-#include "host_if/top_model.h"
+#include "sc_models/pcie/tlp.h"
+#include "sc_models/ports/memory_ports.h"
+#include "sc_models/system/top_model.h"
 
 namespace tpu::sys {
 
@@ -55,14 +58,14 @@ class RtlDevice : public sc_core::sc_module {
 
   SC_HAS_PROCESS(RtlDevice);
   // dram: the weight DRAM's cycle-level port (sc::WeightDram::cycle_port()), clocked here.
-  RtlDevice(sc_core::sc_module_name name, std::unique_ptr<tb::TopModel> model,
-            tb::DramPortModel* dram, const RtlDeviceConfig& config);
+  RtlDevice(sc_core::sc_module_name name, std::unique_ptr<TopModel> model,
+            sc::DramPortModel* dram, const RtlDeviceConfig& config);
 
-  const tb::TopConfig& top_config() const { return model_->config(); }
+  const TopConfig& top_config() const { return model_->config(); }
   sc_core::sc_time period() const { return period_; }
   const Stats& stats() const { return stats_; }
   // The RTL's outputs in the last cycle (status pins: running, done, error, drop counters).
-  const tb::TopOutputs& pins() const { return out_; }
+  const TopOutputs& pins() const { return out_; }
   // Called every `every` cycles from the clock thread (progress lines); 0 disables.
   void SetCycleHook(uint64_t every, std::function<void(uint64_t cycle)> hook);
 
@@ -74,19 +77,18 @@ class RtlDevice : public sc_core::sc_module {
   void TxThread();
   void Step();
   bool Quiet() const;
-  void OnTxBeat(const tb::tlp::Beat& beat);
+  void OnTxBeat(const sc::TlpBeat& beat);
 
-  std::unique_ptr<tb::TopModel> model_;
-  tb::DramPortModel* dram_;
+  std::unique_ptr<TopModel> model_;
+  sc::DramPortModel* dram_;
   RtlDeviceConfig config_;
   sc_core::sc_time period_;
-  std::deque<tb::tlp::Beat> rx_beats_;
+  std::deque<sc::TlpBeat> rx_beats_;
   sc_core::sc_event rx_event_;
-  std::vector<uint32_t> tx_dws_;  // DWs of the TLP being collected (header, then payload)
-  uint32_t tx_header_dws_ = 0;
+  std::vector<sc::TlpBeat> tx_beats_;  // beats of the TLP being collected
   std::deque<std::vector<uint8_t>> tx_tlps_;
   sc_core::sc_event tx_event_;
-  tb::TopOutputs out_;
+  TopOutputs out_;
   int quiet_ = 0;
   uint64_t hook_every_ = 0;
   std::function<void(uint64_t)> hook_;
@@ -95,4 +97,4 @@ class RtlDevice : public sc_core::sc_module {
 
 }  // namespace tpu::sys
 
-#endif  // TPU_TESTBENCH_SYSTEM_RTL_DEVICE_H_
+#endif  // TPU_SC_MODELS_SYSTEM_RTL_DEVICE_H_

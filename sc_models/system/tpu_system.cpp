@@ -1,4 +1,4 @@
-#include "system/tpu_system.h"
+#include "sc_models/system/tpu_system.h"
 
 #include <exception>
 #include <stdexcept>
@@ -16,7 +16,7 @@ sc::RootComplexConfig RootComplexFor(const SystemConfig& c) {
   return rc;
 }
 
-sc::WeightDramConfig DramFor(const SystemConfig& c, const tb::TopConfig& top) {
+sc::WeightDramConfig DramFor(const SystemConfig& c, const TopConfig& top) {
   sc::WeightDramConfig d;
   d.n = static_cast<int>(top.limits.n);
   d.size_bytes = static_cast<uint64_t>(top.limits.dram_bytes);
@@ -33,10 +33,10 @@ RtlDeviceConfig DeviceFor(const SystemConfig& c) {
 }
 
 // Checks the link against the device before anything is elaborated.
-const SystemConfig& Checked(const SystemConfig& c, const tb::TopModel* model) {
+const SystemConfig& Checked(const SystemConfig& c, const TopModel* model) {
   if (model == nullptr) throw std::invalid_argument("TpuSystem: no device model");
   c.link.Validate();
-  const tb::TopConfig& top = model->config();
+  const TopConfig& top = model->config();
   if (static_cast<int>(c.link.max_payload) != top.max_payload ||
       static_cast<int>(c.link.max_read_request) != top.max_read_req) {
     throw std::invalid_argument(
@@ -78,7 +78,7 @@ void SystemBus::SetCycleHook(uint64_t every, std::function<void(uint64_t cycle)>
   device_->SetCycleHook(every, std::move(hook));
 }
 
-TpuSystem::TpuSystem(const SystemConfig& config, std::unique_ptr<tb::TopModel> model)
+TpuSystem::TpuSystem(const SystemConfig& config, std::unique_ptr<TopModel> model)
     : config_(Checked(config, model.get())),
       link_("link", config.link),
       rc_("root_complex", RootComplexFor(config)),

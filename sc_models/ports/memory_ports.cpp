@@ -1,9 +1,9 @@
-#include "core/memory_ports.h"
+#include "sc_models/ports/memory_ports.h"
 
 #include <stdexcept>
 #include <string>
 
-namespace tpu::tb {
+namespace tpu::sc {
 namespace {
 
 bool Draw(std::mt19937_64& rng, double prob) {
@@ -111,4 +111,4 @@ void DramPortModel::OnWrite(uint64_t addr, const std::vector<uint8_t>& data,
   }
 }
 
-}  // namespace tpu::tb
+}  // namespace tpu::sc

@@ -1,16 +1,23 @@
-// Transaction layer packets of docs/host_if.md section 1 as the SystemC models carry them: the
-// Tlp struct, its byte image (the data of the generic payloads a PcieLink carries), the
-// flow-control class of each TLP, and the completion rules: splitting a memory read into
-// completions at the read completion boundary, and reassembling them at the requester.
+// Transaction layer packets of docs/host_if.md section 1, the one TLP type of the simulation
+// models and benches, in plain C++ (no SystemC): the Tlp struct, its two encodings, the
+// flow-control class of each TLP, the request rules, and the completion rules: splitting a
+// memory read into completions at the read completion boundary, and reassembling them at the
+// requester.
 //
-// Byte image: the header's 3 or 4 DWs, then the payload's DWs. A header DW is stored as a
-// little-endian 32-bit word holding PCIe's bit numbering (DW0 bits [31:29] fmt, [28:24] type,
-// [9:0] length), i.e. exactly the DW the RTL sees at bits [32d +: 32] of its first beat; payload
-// bytes are in memory order. (On a real wire header bytes go most significant first; the model
-// never needs the wire's byte order, only its byte count.)
-#ifndef TPU_SC_MODELS_TLP_H_
-#define TPU_SC_MODELS_TLP_H_
+// Byte image (what a PcieLink's generic payloads carry): the header's 3 or 4 DWs, then the
+// payload's DWs. A header DW is stored as a little-endian 32-bit word holding PCIe's bit
+// numbering (DW0 bits [31:29] fmt, [28:24] type, [9:0] length), i.e. exactly the DW the RTL sees
+// at bits [32d +: 32] of its first beat; payload bytes are in memory order. (On a real wire
+// header bytes go most significant first; the model never needs the wire's byte order, only its
+// byte count.)
+//
+// Beats (the RTL's 128-bit TLP streams, docs/host_if.md section 1): four DWs per beat, the
+// header DWs in beat 0 (DW3 zero for a 3-DW header), payload DW d in DW d % 4 of beat
+// 1 + d / 4 (byte b of a payload DW at bits [8b +: 8]), sop on the first beat, eop on the last.
+#ifndef TPU_SC_MODELS_PCIE_TLP_H_
+#define TPU_SC_MODELS_PCIE_TLP_H_
 
+#include <array>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -38,6 +45,9 @@ enum class CompletionStatus : uint8_t {
 // Flow-control class: MWr posted, MRd non-posted, Cpl/CplD completion.
 enum class CreditClass : uint8_t { kPosted = 0, kNonPosted = 1, kCompletion = 2 };
 
+// DW0 bits [23:10] except EP (bit 14): Tlp::dw0_reserved.
+inline constexpr uint32_t kDw0ReservedMask = 0x00FFBC00;
+
 // A malformed TLP image or a completion that does not fit its request.
 class TlpError : public std::runtime_error {
  public:
@@ -60,6 +70,11 @@ struct Tlp {
   uint8_t lower_address = 0;  // address bits [6:0] of this completion's first byte
   // MWr / CplD payload: length_dw * 4 bytes in memory order (disabled bytes included).
   std::vector<uint8_t> data;
+  // DW0 besides fmt, type and length: EP (bit 14), and the other bits of [23:10] (TC,
+  // attributes, TH, TD, AT; kDw0ReservedMask). Every model here sends them 0 except where a
+  // test poisons a TLP; decoders keep them so that a receiver can check them.
+  bool poisoned = false;
+  uint32_t dw0_reserved = 0;
 
   bool has_data() const { return kind == TlpKind::kMemWrite || kind == TlpKind::kCompletionData; }
   bool is_request() const { return kind == TlpKind::kMemRead || kind == TlpKind::kMemWrite; }
@@ -91,6 +106,26 @@ std::string CheckRequest(const Tlp& request, uint32_t max_payload, uint32_t max_
 std::vector<uint8_t> EncodeTlp(const Tlp& tlp);
 // Throws TlpError naming what is malformed.
 Tlp DecodeTlp(const uint8_t* image, size_t size);
+
+// One beat of the RTL's TLP streams (128 bits as four DWs, DW i at bits [32i +: 32]).
+struct TlpBeat {
+  std::array<uint32_t, 4> dw{};
+  bool sop = false, eop = false;
+};
+
+// The beats of a byte image: header beat, then ceil(payload DWs / 4) payload beats (the unused
+// DWs of the last one 0). Throws TlpError if the image is not one TLP (PeekTlp).
+std::vector<TlpBeat> TlpImageToBeats(const uint8_t* image, size_t size);
+// The byte image of the TLP in `beats`: the header DWs of beat 0 (by DW0's fmt), then the
+// payload DWs DW0's length announces. Throws TlpError naming what is wrong: sop or eop
+// misplaced, a 3-DW header with DW3 != 0, payload beats not matching the length, and whatever
+// PeekTlp rejects (unsupported fmt/type).
+std::vector<uint8_t> TlpBeatsToImage(const std::vector<TlpBeat>& beats);
+
+// The beat codec for Tlp: EncodeTlp / DecodeTlp through the image, with the checks of
+// TlpBeatsToImage; DecodeTlpBeats also rejects a request whose address bits 1:0 (PH) are set.
+std::vector<TlpBeat> EncodeTlpBeats(const Tlp& tlp);
+Tlp DecodeTlpBeats(const std::vector<TlpBeat>& beats);
 
 // What a PcieLink needs of an image without decoding it all (throws TlpError like DecodeTlp).
 struct TlpShape {
@@ -149,4 +184,4 @@ class ReadReassembler {
 
 }  // namespace tpu::sc
 
-#endif  // TPU_SC_MODELS_TLP_H_
+#endif  // TPU_SC_MODELS_PCIE_TLP_H_

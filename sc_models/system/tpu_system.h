@@ -1,8 +1,9 @@
-// The system model (DESIGN.md sections 4-5): the Verilated device (RtlDevice) on the modeled
+// The system model (docs/system.md): the Verilated device (RtlDevice) on the modeled
 // PCIe link (sc_models/pcie_link.h) to a root complex with host memory, and the weight DRAM
 // on the device's DRAM pins, elaborated once; the host driver reaches it through a
 // device::DeviceBus (SystemBus) from a SystemC thread.
 //
+//   // MakeTopModel<K>: the Verilated devices of testbench/host_if/top_model.h.
 //   tpu::sys::TpuSystem system(config, tpu::tb::MakeTopModel<1>(trace_options));
 //   system.Run([&](tpu::device::DeviceBus& bus) {
 //     tpu::device::Device dev(bus);
@@ -11,8 +12,8 @@
 //
 // SystemC elaborates once per process: build one TpuSystem and call Run as often as needed
 // (simulated time goes on between runs).
-#ifndef TPU_TESTBENCH_SYSTEM_TPU_SYSTEM_H_
-#define TPU_TESTBENCH_SYSTEM_TPU_SYSTEM_H_
+#ifndef TPU_SC_MODELS_SYSTEM_TPU_SYSTEM_H_
+#define TPU_SC_MODELS_SYSTEM_TPU_SYSTEM_H_
 
 #include <cstdint>
 #include <functional>
@@ -23,11 +24,11 @@
 
 #include "device/device_bus.h"
 #include "device/platform.h"
-#include "host_if/top_model.h"
 #include "sc_models/pcie_link.h"
 #include "sc_models/root_complex.h"
 #include "sc_models/weight_dram.h"
-#include "system/rtl_device.h"
+#include "sc_models/system/rtl_device.h"
+#include "sc_models/system/top_model.h"
 
 namespace tpu::sys {
 
@@ -72,9 +73,10 @@ class DramAccess : public sc_core::sc_module {
 
 class TpuSystem : public device::Platform {
  public:
-  // model: a Verilated tpu_top (tb::MakeTopModel<K>); the link's MPS and MRRS must match the
-  // ones it was built with (std::invalid_argument otherwise), and so must the DRAM.
-  TpuSystem(const SystemConfig& config, std::unique_ptr<tb::TopModel> model);
+  // model: a Verilated tpu_top (tb::MakeTopModel<K>, testbench/host_if/top_model.h); the
+  // link's MPS and MRRS must match the ones it was built with (std::invalid_argument
+  // otherwise), and so must the DRAM.
+  TpuSystem(const SystemConfig& config, std::unique_ptr<TopModel> model);
 
   // Runs `job` in a SystemC thread with the bus and simulates until it returns. Rethrows what
   // the job throws; throws std::runtime_error if the simulation runs out of events while the
@@ -103,4 +105,4 @@ class TpuSystem : public device::Platform {
 
 }  // namespace tpu::sys
 
-#endif  // TPU_TESTBENCH_SYSTEM_TPU_SYSTEM_H_
+#endif  // TPU_SC_MODELS_SYSTEM_TPU_SYSTEM_H_

@@ -1,4 +1,4 @@
-// Helpers of the system-level tests (tests/system/test_*.cpp): each binary builds ONE TpuSystem
+// Helpers of the system-level tests (tests/sc_models/system/test_*.cpp): each binary builds ONE TpuSystem
 // in its sc_main (SystemC elaborates once per process, tests/sc_models/sc_testing.h) and its
 // tests run jobs in it with TpuSystem::Run. ctest runs every test in a process of its own, so
 // a test must also pass after any other test of its binary: each one sets up the device state

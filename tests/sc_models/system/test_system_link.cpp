@@ -4,7 +4,7 @@
 // MSI, and the register traffic, counted by a CountingBus around the driver's bus), and a big
 // READ_HOST streams near the bound of the device's receive path: 16 bytes per cycle at
 // 700 MHz, of which one beat in 17 is a max-payload completion's header
-// (testbench/system/rtl_device.h), below the gen3x16 link's payload limit (LinkTiming).
+// (sc_models/system/rtl_device.h), below the gen3x16 link's payload limit (LinkTiming).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,8 +16,8 @@
 #include "device/device.h"
 #include "host_if/top_model.h"
 #include "isa/isa.h"
-#include "sc_models/pcie_link_config.h"
-#include "system/tpu_system.h"
+#include "sc_models/pcie/pcie_link_config.h"
+#include "sc_models/system/tpu_system.h"
 #include "system_testing.h"
 
 namespace tpu::sys {

@@ -3,12 +3,14 @@
 // the per-TLP overhead, the DLLP share, the latency and the flow-control credits each receiver
 // advertises; the bytes a TLP puts on the wire, the time of a transfer as a sequence of
 // max-payload TLPs and the link's payload limit.
-#ifndef TPU_SC_MODELS_PCIE_LINK_CONFIG_H_
-#define TPU_SC_MODELS_PCIE_LINK_CONFIG_H_
+#ifndef TPU_SC_MODELS_PCIE_PCIE_LINK_CONFIG_H_
+#define TPU_SC_MODELS_PCIE_PCIE_LINK_CONFIG_H_
 
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "device/pcie_link.h"
 
 namespace tpu::sc {
 
@@ -48,18 +50,12 @@ struct PcieLinkConfig {
   void Validate() const;
   // "gen3x16".
   std::string Name() const;
-  // The defaults above with the generation and width of a link name such as "gen4x8".
+  // The defaults above with the generation and width of `link`.
+  static PcieLinkConfig For(const device::PcieLink& link);
+  // The same for a link name such as "gen4x8", parsed by device::ParsePcieLink (the one parser
+  // of link names; std::invalid_argument saying what is expected).
   static PcieLinkConfig FromName(const std::string& name);
 };
-
-struct LinkName {
-  int generation = 0;
-  int lanes = 0;
-};
-
-// Parses "gen<G>x<L>" (case-insensitive), G in 1..5, L in {1, 2, 4, 8, 16}. Throws
-// std::invalid_argument saying what is wrong and what is expected.
-LinkName ParsePcieLinkName(const std::string& name);
 
 // Per-lane transfer rate in GT/s and line-code efficiency of a generation (1..5).
 double TransferRateGts(int generation);
@@ -118,4 +114,4 @@ class LinkTiming {
 
 }  // namespace tpu::sc
 
-#endif  // TPU_SC_MODELS_PCIE_LINK_CONFIG_H_
+#endif  // TPU_SC_MODELS_PCIE_PCIE_LINK_CONFIG_H_

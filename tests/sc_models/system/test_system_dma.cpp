@@ -15,7 +15,7 @@
 #include "device/device.h"
 #include "host_if/top_model.h"
 #include "isa/isa.h"
-#include "system/tpu_system.h"
+#include "sc_models/system/tpu_system.h"
 #include "system_testing.h"
 
 namespace tpu::sys {

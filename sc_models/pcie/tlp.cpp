@@ -1,4 +1,4 @@
-#include "sc_models/tlp.h"
+#include "sc_models/pcie/tlp.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -119,6 +119,8 @@ std::string Tlp::Describe() const {
          " DW byte count " + std::to_string(byte_count) + " lower address " + Hex(lower_address) +
          " completer " + Hex(completer_id);
   }
+  if (poisoned) s += " EP";
+  if (dw0_reserved != 0) s += " DW0 reserved " + Hex(dw0_reserved);
   return s + " requester " + Hex(requester_id) + " tag " + std::to_string(tag);
 }
 
@@ -206,7 +208,9 @@ std::vector<uint8_t> EncodeTlp(const Tlp& t) {
   uint32_t length = (t.has_data() || t.kind == TlpKind::kMemRead) ? (t.length_dw & 0x3FF) : 0;
   std::vector<uint8_t> out;
   out.reserve(t.header_bytes() + t.data.size());
-  StoreDw(fmt << 29 | type << 24 | length, &out);
+  StoreDw(fmt << 29 | type << 24 | (t.dw0_reserved & kDw0ReservedMask) |
+              (t.poisoned ? 1u << 14 : 0u) | length,
+          &out);
   if (t.is_request()) {
     StoreDw(uint32_t{t.requester_id} << 16 | uint32_t{t.tag} << 8 | uint32_t(t.last_be & 0xF) << 4 |
                 (t.first_be & 0xF),
@@ -265,6 +269,8 @@ Tlp DecodeTlp(const uint8_t* image, size_t size) {
   t.kind = s.kind;
   uint32_t length = dw0 & 0x3FF;
   t.length_dw = length == 0 ? kMaxLengthDw : length;
+  t.poisoned = (dw0 >> 14) & 1;
+  t.dw0_reserved = dw0 & kDw0ReservedMask;
   if (t.is_request()) {
     t.requester_id = static_cast<uint16_t>(dw1 >> 16);
     t.tag = static_cast<uint8_t>(dw1 >> 8);
@@ -289,6 +295,60 @@ Tlp DecodeTlp(const uint8_t* image, size_t size) {
     t.lower_address = dw2 & 0x7F;
   }
   t.data.assign(image + s.header_bytes, image + size);
+  return t;
+}
+
+std::vector<TlpBeat> TlpImageToBeats(const uint8_t* image, size_t size) {
+  const TlpShape s = PeekTlp(image, size);
+  std::vector<TlpBeat> beats(1);
+  beats[0].sop = true;
+  for (uint32_t d = 0; d < s.header_bytes / 4; ++d) beats[0].dw[d] = LoadDw(image + 4 * d);
+  const uint8_t* payload = image + s.header_bytes;
+  for (uint32_t d = 0; d < s.payload_bytes / 4; ++d) {
+    if (d % 4 == 0) beats.emplace_back();
+    beats.back().dw[d % 4] = LoadDw(payload + 4 * d);
+  }
+  beats.back().eop = true;
+  return beats;
+}
+
+std::vector<uint8_t> TlpBeatsToImage(const std::vector<TlpBeat>& beats) {
+  if (beats.empty()) throw TlpError("TLP of no beats");
+  for (size_t i = 0; i < beats.size(); ++i) {
+    if (beats[i].sop != (i == 0)) throw TlpError("sop on beat " + std::to_string(i));
+    if (beats[i].eop != (i + 1 == beats.size())) throw TlpError("eop on beat " + std::to_string(i));
+  }
+  const auto& h = beats[0].dw;
+  const uint32_t fmt = h[0] >> 29;
+  const uint32_t header_dws = (fmt & kFmtFourDw) ? 4 : 3;
+  uint32_t length = h[0] & 0x3FF;
+  if (length == 0) length = kMaxLengthDw;
+  const uint32_t payload_dws = (fmt & kFmtData) ? length : 0;
+  if (header_dws == 3 && h[3] != 0) throw TlpError("3-DW header with DW3 != 0");
+  const size_t payload_beats = (payload_dws + 3) / 4;
+  if (beats.size() != 1 + payload_beats) {
+    throw TlpError("length " + std::to_string(payload_dws) + " DW of payload but " +
+                   std::to_string(beats.size() - 1) + " payload beats");
+  }
+  std::vector<uint8_t> image;
+  image.reserve(4 * (header_dws + payload_dws));
+  for (uint32_t d = 0; d < header_dws; ++d) StoreDw(h[d], &image);
+  for (uint32_t d = 0; d < payload_dws; ++d) StoreDw(beats[1 + d / 4].dw[d % 4], &image);
+  PeekTlp(image.data(), image.size());  // fmt/type
+  return image;
+}
+
+std::vector<TlpBeat> EncodeTlpBeats(const Tlp& tlp) {
+  const std::vector<uint8_t> image = EncodeTlp(tlp);
+  return TlpImageToBeats(image.data(), image.size());
+}
+
+Tlp DecodeTlpBeats(const std::vector<TlpBeat>& beats) {
+  const std::vector<uint8_t> image = TlpBeatsToImage(beats);
+  Tlp t = DecodeTlp(image.data(), image.size());
+  if (t.is_request() && (beats[0].dw[t.four_dw_header() ? 3 : 2] & 3u) != 0) {
+    throw TlpError(t.Describe() + ": address bits 1:0 (PH) set");
+  }
   return t;
 }
 

@@ -1,4 +1,4 @@
-// The system model end to end (testbench/system): the Verilated device on the modeled PCIe
+// The system model end to end (sc_models/system): the Verilated device on the modeled PCIe
 // link, driven by tpu::device::Device through the root complex. One elaboration per process
 // (tests/sc_models/sc_testing.h explains why): sc_main builds the system, the tests run in it.
 // Random dense layers are checked bit-exact against tpu::golden::Dense (TPU_SEED varies them),
@@ -18,7 +18,7 @@
 #include "regs/regs.h"
 #include "compiler/dense_lowering.h"
 #include "runtime/executor.h"
-#include "system/tpu_system.h"
+#include "sc_models/system/tpu_system.h"
 #include "system_testing.h"
 
 namespace tpu::sys {

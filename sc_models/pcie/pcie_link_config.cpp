@@ -1,4 +1,4 @@
-#include "sc_models/pcie_link_config.h"
+#include "sc_models/pcie/pcie_link_config.h"
 
 #include <algorithm>
 #include <cctype>
@@ -57,13 +57,12 @@ void CheckCredits(const char* receiver, const FlowControlCredits& c, uint32_t ma
 
 double TransferRateGts(int generation) {
   CheckGeneration(generation);
-  static constexpr double kRates[kMaxGeneration] = {2.5, 5.0, 8.0, 16.0, 32.0};
-  return kRates[generation - 1];
+  return device::PcieLink{generation, 1}.GigaTransfersPerLane();
 }
 
 double EncodingEfficiency(int generation) {
   CheckGeneration(generation);
-  return generation <= 2 ? 8.0 / 10.0 : 128.0 / 130.0;
+  return device::PcieLink{generation, 1}.EncodingEfficiency();
 }
 
 uint32_t FramingBytes(int generation) {
@@ -74,46 +73,6 @@ uint32_t FramingBytes(int generation) {
 uint32_t SequenceNumberBytes(int generation) {
   CheckGeneration(generation);
   return generation <= 2 ? 2 : 0;
-}
-
-LinkName ParsePcieLinkName(const std::string& name) {
-  const std::string expected =
-      " (expected gen<G>x<L> with G in 1..5 and L in 1, 2, 4, 8, 16, "
-      "e.g. gen3x16)";
-  std::string s = name;
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  auto digits = [&](size_t pos, size_t* end) {
-    size_t e = pos;
-    while (e < s.size() && std::isdigit(static_cast<unsigned char>(s[e]))) ++e;
-    *end = e;
-    if (e == pos || e - pos > 3) return -1;
-    return std::stoi(s.substr(pos, e - pos));
-  };
-  if (s.rfind("gen", 0) != 0) {
-    throw std::invalid_argument("bad PCIe link name \"" + name + "\": no \"gen\" prefix" +
-                                expected);
-  }
-  size_t end = 0;
-  const int gen = digits(3, &end);
-  if (gen < 0 || end >= s.size() || s[end] != 'x') {
-    throw std::invalid_argument("bad PCIe link name \"" + name + "\": not of the form gen<G>x<L>" +
-                                expected);
-  }
-  const int lanes = digits(end + 1, &end);
-  if (lanes < 0 || end != s.size()) {
-    throw std::invalid_argument("bad PCIe link name \"" + name + "\": not of the form gen<G>x<L>" +
-                                expected);
-  }
-  if (gen < 1 || gen > kMaxGeneration) {
-    throw std::invalid_argument("bad PCIe link name \"" + name + "\": generation " +
-                                std::to_string(gen) + " is not modeled" + expected);
-  }
-  if (!ValidLanes(lanes)) {
-    throw std::invalid_argument("bad PCIe link name \"" + name + "\": x" + std::to_string(lanes) +
-                                " is not a modeled width" + expected);
-  }
-  return {gen, lanes};
 }
 
 void PcieLinkConfig::Validate() const {
@@ -130,16 +89,17 @@ void PcieLinkConfig::Validate() const {
   CheckCredits("host", host_credits, max_payload);
 }
 
-std::string PcieLinkConfig::Name() const {
-  return "gen" + std::to_string(generation) + "x" + std::to_string(lanes);
+std::string PcieLinkConfig::Name() const { return device::PcieLink{generation, lanes}.ToString(); }
+
+PcieLinkConfig PcieLinkConfig::For(const device::PcieLink& link) {
+  PcieLinkConfig c;
+  c.generation = link.generation;
+  c.lanes = link.lanes;
+  return c;
 }
 
 PcieLinkConfig PcieLinkConfig::FromName(const std::string& name) {
-  const LinkName n = ParsePcieLinkName(name);
-  PcieLinkConfig c;
-  c.generation = n.generation;
-  c.lanes = n.lanes;
-  return c;
+  return For(device::ParsePcieLink(name));
 }
 
 LinkTiming::LinkTiming(const PcieLinkConfig& config) : config_(config) { config_.Validate(); }

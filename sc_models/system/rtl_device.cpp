@@ -1,4 +1,4 @@
-#include "system/rtl_device.h"
+#include "sc_models/system/rtl_device.h"
 
 #include <stdexcept>
 #include <string>
@@ -6,28 +6,9 @@
 #include "sc_models/tlp_payload.h"
 
 namespace tpu::sys {
-namespace {
 
-uint32_t LoadDw(const uint8_t* p) {
-  return uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
-}
-
-void StoreDw(uint32_t dw, std::vector<uint8_t>* out) {
-  for (int b = 0; b < 4; ++b) out->push_back(static_cast<uint8_t>(dw >> (8 * b)));
-}
-
-// DW0's fmt field: bit 0 = 4-DW header, bit 1 = with data; length 0 encodes 1024 DWs.
-uint32_t HeaderDws(uint32_t dw0) { return (dw0 >> 29) & 1 ? 4 : 3; }
-uint32_t PayloadDws(uint32_t dw0) {
-  if (((dw0 >> 30) & 1) == 0) return 0;
-  const uint32_t length = dw0 & 0x3FF;
-  return length == 0 ? 1024 : length;
-}
-
-}  // namespace
-
-RtlDevice::RtlDevice(sc_core::sc_module_name name, std::unique_ptr<tb::TopModel> model,
-                     tb::DramPortModel* dram, const RtlDeviceConfig& config)
+RtlDevice::RtlDevice(sc_core::sc_module_name name, std::unique_ptr<TopModel> model,
+                     sc::DramPortModel* dram, const RtlDeviceConfig& config)
     : sc_core::sc_module(name),
       rx("rx"),
       tx("tx"),
@@ -50,29 +31,18 @@ void RtlDevice::SetCycleHook(uint64_t every, std::function<void(uint64_t)> hook)
 void RtlDevice::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
   const uint8_t* image = trans.get_data_ptr();
   const size_t size = trans.get_data_length();
-  if (trans.get_command() != tlm::TLM_WRITE_COMMAND || size < 12 || size % 4 != 0) {
+  if (trans.get_command() != tlm::TLM_WRITE_COMMAND) {
     trans.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
     return;
   }
-  const uint32_t dw0 = LoadDw(image);
-  const uint32_t header = HeaderDws(dw0);
-  const uint32_t payload = PayloadDws(dw0);
-  if (size != 4 * (header + payload)) {
+  std::vector<sc::TlpBeat> beats;
+  try {
+    beats = sc::TlpImageToBeats(image, size);
+  } catch (const sc::TlpError&) {
     trans.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
     return;
   }
-  tb::tlp::Beat beat;
-  beat.sop = true;
-  for (uint32_t d = 0; d < header; ++d) beat.dw[d] = LoadDw(image + 4 * d);
-  for (uint32_t d = 0; d < payload; ++d) {
-    if (d % 4 == 0) {
-      rx_beats_.push_back(beat);
-      beat = tb::tlp::Beat{};
-    }
-    beat.dw[d % 4] = LoadDw(image + 4 * (header + d));
-  }
-  beat.eop = true;
-  rx_beats_.push_back(beat);
+  rx_beats_.insert(rx_beats_.end(), beats.begin(), beats.end());
   ++stats_.tlps_in;
   // Beats beyond the buffer take a cycle each to drain before the next TLP can come in.
   if (rx_beats_.size() > config_.rx_buffer_beats) {
@@ -82,25 +52,22 @@ void RtlDevice::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& d
   rx_event_.notify(sc_core::SC_ZERO_TIME);
 }
 
-void RtlDevice::OnTxBeat(const tb::tlp::Beat& beat) {
-  if (beat.sop) {
-    if (!tx_dws_.empty()) throw std::runtime_error(std::string(name()) + ": sop inside a TLP");
-    tx_header_dws_ = HeaderDws(beat.dw[0]);
-    for (uint32_t d = 0; d < tx_header_dws_; ++d) tx_dws_.push_back(beat.dw[d]);
-  } else {
-    if (tx_dws_.empty()) throw std::runtime_error(std::string(name()) + ": beat without sop");
-    for (uint32_t d = 0; d < 4; ++d) tx_dws_.push_back(beat.dw[d]);
+void RtlDevice::OnTxBeat(const sc::TlpBeat& beat) {
+  if (beat.sop && !tx_beats_.empty()) {
+    throw std::runtime_error(std::string(name()) + ": sop inside a TLP");
   }
+  if (!beat.sop && tx_beats_.empty()) {
+    throw std::runtime_error(std::string(name()) + ": beat without sop");
+  }
+  tx_beats_.push_back(beat);
   if (!beat.eop) return;
-  // The payload beats carry whole DWs; keep the ones the length field announces.
-  const uint32_t payload = PayloadDws(tx_dws_[0]);
-  if (tx_dws_.size() < tx_header_dws_ + payload) {
-    throw std::runtime_error(std::string(name()) + ": TLP shorter than its length field");
-  }
   std::vector<uint8_t> image;
-  image.reserve(4 * (tx_header_dws_ + payload));
-  for (uint32_t d = 0; d < tx_header_dws_ + payload; ++d) StoreDw(tx_dws_[d], &image);
-  tx_dws_.clear();
+  try {
+    image = sc::TlpBeatsToImage(tx_beats_);
+  } catch (const sc::TlpError& e) {
+    throw std::runtime_error(std::string(name()) + ": malformed TLP from the RTL: " + e.what());
+  }
+  tx_beats_.clear();
   tx_tlps_.push_back(std::move(image));
   tx_event_.notify(sc_core::SC_ZERO_TIME);
 }
@@ -110,7 +77,7 @@ bool RtlDevice::Quiet() const { return quiet_ >= kQuietCycles; }
 void RtlDevice::Step() {
   const uint64_t c = model_->cycle();
   dram_->BeginCycle(c);
-  tb::TopInputs in;
+  TopInputs in;
   in.rx_valid = !rx_beats_.empty();
   if (in.rx_valid) in.rx_beat = rx_beats_.front();
   in.tx_ready = tx_tlps_.size() < config_.tx_buffer_tlps;
@@ -145,8 +112,8 @@ void RtlDevice::Step() {
 
   // A beat just taken counts too: the RTL answers it (a register read's completion) a few
   // cycles later, without any of the other signs of activity in between.
-  const bool busy = rx_taken || !rx_beats_.empty() || out_.tx_valid || !tx_dws_.empty() || out_.running ||
-                    out_.dma_busy || out_.wd_req_valid || out_.wd_wr_valid ||
+  const bool busy = rx_taken || !rx_beats_.empty() || out_.tx_valid || !tx_beats_.empty() ||
+                    out_.running || out_.dma_busy || out_.wd_req_valid || out_.wd_wr_valid ||
                     dram_->outstanding_beats() > 0;
   quiet_ = busy ? 0 : quiet_ + 1;
   if (hook_every_ != 0 && stats_.cycles % hook_every_ == 0 && hook_) hook_(stats_.cycles);
@@ -176,8 +143,8 @@ void RtlDevice::TxThread() {
     tx->b_transport(trans, delay);
     if (trans.is_response_error()) {
       throw std::runtime_error(std::string(name()) + ": the link refused a TLP of " +
-                               std::to_string(image.size()) + " bytes: " +
-                               trans.get_response_string());
+                               std::to_string(image.size()) +
+                               " bytes: " + trans.get_response_string());
     }
     sc_core::wait(delay);
     ++stats_.tlps_out;

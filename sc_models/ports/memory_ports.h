@@ -1,11 +1,11 @@
-// Cycle models of tpu_core's memory-side ports (docs/controller.md sections 2 and 5), free of
-// Verilator so that they can serve any harness: the host-memory DMA port (one beat of N bytes
+// Cycle models of tpu_core's memory-side ports (docs/controller.md sections 2 and 5), plain C++
+// (no Verilator, no SystemC) so that they can serve any harness and the system model: the host-memory DMA port (one beat of N bytes
 // per request, reads answered in order after a latency) and the weight-DRAM ports (one request
 // per N x N tile answered by its beats in order at a configurable rate; row writes). Each
 // cycle: BeginCycle() draws this cycle's readiness, the harness drives the outputs below into
 // the DUT, evaluates it, reports the handshakes that fired (On*), then clocks it.
-#ifndef TPU_TESTBENCH_CORE_MEMORY_PORTS_H_
-#define TPU_TESTBENCH_CORE_MEMORY_PORTS_H_
+#ifndef TPU_SC_MODELS_PORTS_MEMORY_PORTS_H_
+#define TPU_SC_MODELS_PORTS_MEMORY_PORTS_H_
 
 #include <cstdint>
 #include <deque>
@@ -14,7 +14,7 @@
 
 #include "model/host_memory.h"
 
-namespace tpu::tb {
+namespace tpu::sc {
 
 // Timing of one port: a request is taken in a cycle with probability ready_prob; a read's data
 // is there latency cycles later (drawn in [min_latency, max_latency]); the response side is
@@ -100,6 +100,6 @@ class DramPortModel {
   bool req_ready_ = true, rsp_valid_ = false, wr_ready_ = true;
 };
 
-}  // namespace tpu::tb
+}  // namespace tpu::sc
 
-#endif  // TPU_TESTBENCH_CORE_MEMORY_PORTS_H_
+#endif  // TPU_SC_MODELS_PORTS_MEMORY_PORTS_H_

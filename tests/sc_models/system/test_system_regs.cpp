@@ -13,7 +13,7 @@
 #include "host_if/top_model.h"
 #include "isa/isa.h"
 #include "regs/regs.h"
-#include "system/tpu_system.h"
+#include "sc_models/system/tpu_system.h"
 #include "system_testing.h"
 
 namespace tpu::sys {
