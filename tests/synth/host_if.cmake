@@ -13,8 +13,8 @@ tpu_add_synth_test(host_regs_n8 TOP tpu_host_regs
 # TLP and DMA blocks of the host interface at their defaults (N = 16: MPS 256, MRRS 512, 16
 # tags). Each is stopped before memory mapping to count its memories, then mapped to gates
 # for the flip-flop count (the bound is the count measured, rounded up).
-set(TPU_HOST_IF_SYNTH_COMMON ${TPU_RTL_PKG} ${TPU_RTL_DIR}/ctrl/tpu_ctrl_queue.sv
-    ${TPU_RTL_DIR}/ub/tpu_mem_1r1w.sv)
+set(TPU_HOST_IF_SYNTH_COMMON ${TPU_RTL_PKG} ${TPU_RTL_PRIM_DIR}/tpu_fifo.sv
+    ${TPU_RTL_PRIM_DIR}/tpu_mem_1r1w.sv)
 set(TPU_HOST_IF_TO_GATES "techmap" "opt -fast" "abc -fast" "opt -fast")
 
 # Receive: the register-read completion FIFO is a memory; 264 flops (completion beat register
