@@ -60,6 +60,15 @@ tpu_add_synth_test(host_ring TOP tpu_host_ring
   SOURCES ${TPU_RTL_PKG} ${TPU_RTL_DIR}/host_if/tpu_host_ring.sv
   CHECKS "select -assert-none t:$mem_v2" "select -assert-max 45 t:$_*DFF*")
 
+# The TLP and DMA path (tpu_host_dma: receive, read and write engines, transmit): their 8
+# memories (receive 1, read engine 5, write engine 2), nothing more.
+tpu_add_synth_test(host_dma TOP tpu_host_dma
+  SOURCES ${TPU_HOST_IF_SYNTH_COMMON} ${TPU_RTL_DIR}/host_if/tpu_host_rx.sv
+          ${TPU_RTL_DIR}/host_if/tpu_host_dma_rd.sv ${TPU_RTL_DIR}/host_if/tpu_host_dma_wr.sv
+          ${TPU_RTL_DIR}/host_if/tpu_host_tx.sv ${TPU_RTL_DIR}/host_if/tpu_host_dma.sv
+  FLOW "synth -top tpu_host_dma -flatten -run begin:fine"
+  CHECKS "select -assert-count 8 t:$mem_v2")
+
 # The whole host interface at N = 16 with the register file: 8 memories (receive 1, read
 # engine 5, write engine 2); 2215 flops, of which the register file holds 533.
 tpu_add_synth_test(host_if_n16 TOP tpu_host_if
