@@ -5,7 +5,8 @@
 # synthesis flow would (-DSYNTHESIS, so assertions vanish), sets the parameters, synthesizes
 # the top generically and fails if the design does not elaborate, has a problem `check` finds,
 # or infers a latch. CHECKS are extra Yosys commands run after synthesis, e.g.
-# "select -assert-min 1 t:$mem_v2". The cell statistics are written to
+# "select -assert-min 1 t:$mem_v2". A file named twice in SOURCES (block lists share
+# rtl/prim/) is read once. The cell statistics are written to
 # synth/<name>.stat.txt in the build tree (make synth prints them).
 function(tpu_add_synth_test name)
   cmake_parse_arguments(ARG "" "TOP;FLOW" "SOURCES;PARAMS;CHECKS" ${ARGN})
@@ -15,8 +16,10 @@ function(tpu_add_synth_test name)
   endif()
   set(dir ${CMAKE_BINARY_DIR}/synth)
   set(script ${dir}/${name}.ys)
-  string(JOIN " " files ${ARG_SOURCES})
-  set(body "read_verilog -sv -DSYNTHESIS -I${TPU_RTL_DIR} ${files}\n")
+  set(sources ${ARG_SOURCES})
+  list(REMOVE_DUPLICATES sources)
+  string(JOIN " " files ${sources})
+  set(body "read_verilog -sv -DSYNTHESIS -I${TPU_RTL_INCLUDE_DIR} ${files}\n")
   foreach(p IN LISTS ARG_PARAMS)
     string(REPLACE "=" ";" kv ${p})
     list(GET kv 0 key)

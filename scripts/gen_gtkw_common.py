@@ -52,7 +52,7 @@ def zoom_to_fit(end_time, signals_width, window_width=1600):
 
 def find_scope(have, marker, what, dump):
     """The one scope S for which S + marker names a signal of the dump (e.g. marker
-    '.u_host_if.u_dma_rd.busy_o' finds the tpu_top instance); exits naming what was found."""
+    '.u_host_if.u_dma.u_dma_rd.busy_o' finds the tpu_top instance); exits naming what was found."""
     found = sorted({n[:-len(marker)] for n in have if n.endswith(marker)})
     if len(found) != 1:
         raise SystemExit(f"{dump}: expected one {what} scope (with {marker[1:]}), found {found}")

@@ -15,6 +15,7 @@ from gen_gtkw_common import (  # noqa: E402
     BIN, DEC, Layout, bits, find_scope, fst_end_time, fst_signals, signal, write, zoom_to_fit)
 
 HIF = "u_host_if."
+DMA = HIF + "u_dma."  # tpu_host_dma: receive, read and write engines, transmit
 PERF = "u_core.u_ctrl.u_perf."
 
 
@@ -34,14 +35,14 @@ GROUPS = [
     ("RX TLP stream (link -> device)", [
         signal("rx_valid_i"), signal("rx_ready_o"), signal("rx_sop_i"), signal("rx_eop_i"),
         *tlp_header("rx_data_i", "rx"), signal("rx_data_i"),
-        signal(HIF + "u_rx.state_q", "rx state (0 hdr, 1 wr data, 2 cpl, 3 drop)"),
+        signal(DMA + "u_rx.state_q", "rx state (0 hdr, 1 wr data, 2 cpl, 3 drop)"),
         signal("rx_drop_count_o", "rx TLPs dropped", DEC)]),
     ("TX TLP stream (device -> link)", [
         signal("tx_valid_o"), signal("tx_ready_i"), signal("tx_sop_o"), signal("tx_eop_o"),
         *tlp_header("tx_data_o", "tx"), signal("tx_data_o"),
-        signal(HIF + "u_tx.state_q", "tx state (0 idle, 1 cpl data, 2 msi data, 3 mwr data)"),
-        signal(HIF + "u_tx.mrd_go", "tx picks MRd"), signal(HIF + "u_tx.mwr_go", "tx picks MWr"),
-        signal(HIF + "u_tx.msi_go", "tx picks MSI")]),
+        signal(DMA + "u_tx.state_q", "tx state (0 idle, 1 cpl data, 2 msi data, 3 mwr data)"),
+        signal(DMA + "u_tx.mrd_go", "tx picks MRd"), signal(DMA + "u_tx.mwr_go", "tx picks MWr"),
+        signal(DMA + "u_tx.msi_go", "tx picks MSI")]),
     ("Register file (BAR0, interrupt, MSI)", [
         signal(HIF + "reg_req_valid", "BAR0 req valid"),
         signal(HIF + "reg_req_ready", "BAR0 req ready"),
@@ -59,17 +60,17 @@ GROUPS = [
     ("DMA read engine (client 0 core, 1 ring)", [
         signal(HIF + "rd_req_valid", "read req valid [1 ring, 0 core]", BIN),
         signal(HIF + "rd_req_ready", "read req ready [1 ring, 0 core]", BIN),
-        signal(HIF + "mrd_valid", "MRd valid"), signal(HIF + "mrd_ready", "MRd sent"),
-        signal(HIF + "mrd_addr", "MRd addr"), signal(HIF + "mrd_dwords", "MRd length (DWs)", DEC),
-        signal(HIF + "mrd_tag", "MRd tag", DEC),
-        signal(HIF + "u_dma_rd.busy_q", "tags in use (bit per tag)"),
-        signal(HIF + "u_dma_rd.used0", "tags held by core", DEC),
-        signal(HIF + "u_dma_rd.used1", "tags held by ring", DEC),
-        signal(HIF + "cpl_valid", "cpl beat valid"), signal(HIF + "cpl_first", "cpl first beat"),
-        signal(HIF + "cpl_last", "cpl last beat"), signal(HIF + "cpl_tag", "cpl tag", DEC),
-        signal(HIF + "cpl_status", "cpl status (0 SC)"),
-        signal(HIF + "cpl_dwords", "cpl length (DWs)", DEC),
-        signal(HIF + "cpl_byte_count", "cpl byte count", DEC),
+        signal(DMA + "mrd_valid", "MRd valid"), signal(DMA + "mrd_ready", "MRd sent"),
+        signal(DMA + "mrd_addr", "MRd addr"), signal(DMA + "mrd_dwords", "MRd length (DWs)", DEC),
+        signal(DMA + "mrd_tag", "MRd tag", DEC),
+        signal(DMA + "u_dma_rd.busy_q", "tags in use (bit per tag)"),
+        signal(DMA + "u_dma_rd.used0", "tags held by core", DEC),
+        signal(DMA + "u_dma_rd.used1", "tags held by ring", DEC),
+        signal(DMA + "cpl_valid", "cpl beat valid"), signal(DMA + "cpl_first", "cpl first beat"),
+        signal(DMA + "cpl_last", "cpl last beat"), signal(DMA + "cpl_tag", "cpl tag", DEC),
+        signal(DMA + "cpl_status", "cpl status (0 SC)"),
+        signal(DMA + "cpl_dwords", "cpl length (DWs)", DEC),
+        signal(DMA + "cpl_byte_count", "cpl byte count", DEC),
         signal(HIF + "rd_rsp_valid", "beat out valid [1 ring, 0 core]", BIN),
         signal(HIF + "rd_rsp_ready", "beat out ready [1 ring, 0 core]", BIN),
         signal(HIF + "rd_rsp_error", "beat out error [1 ring, 0 core]", BIN),
@@ -81,15 +82,15 @@ GROUPS = [
     ("DMA write engine", [
         signal(HIF + "wr_req_valid", "write beat valid"),
         signal(HIF + "wr_req_ready", "write beat ready"),
-        signal(HIF + "wr_close", "close run (a read follows)"),
-        signal(HIF + "u_dma_wr.open_q", "run open"),
-        signal(HIF + "u_dma_wr.run_nb_q", "run beats", DEC),
-        signal(HIF + "u_dma_wr.desc_count", "MWrs queued", DEC),
-        signal(HIF + "hdr_valid", "MWr valid"), signal(HIF + "hdr_ready", "MWr header sent"),
-        signal(HIF + "hdr_addr", "MWr addr"), signal(HIF + "hdr_dwords", "MWr length (DWs)", DEC),
-        signal(HIF + "hdr_first_be", "MWr first BE"), signal(HIF + "hdr_last_be", "MWr last BE"),
-        signal(HIF + "pay_valid", "payload valid"), signal(HIF + "pay_ready", "payload ready"),
-        signal(HIF + "pay_last", "payload last"), signal(HIF + "wr_empty", "write engine empty")]),
+        signal(DMA + "wr_close", "close run (a read follows)"),
+        signal(DMA + "u_dma_wr.open_q", "run open"),
+        signal(DMA + "u_dma_wr.run_nb_q", "run beats", DEC),
+        signal(DMA + "u_dma_wr.desc_count", "MWrs queued", DEC),
+        signal(DMA + "hdr_valid", "MWr valid"), signal(DMA + "hdr_ready", "MWr header sent"),
+        signal(DMA + "hdr_addr", "MWr addr"), signal(DMA + "hdr_dwords", "MWr length (DWs)", DEC),
+        signal(DMA + "hdr_first_be", "MWr first BE"), signal(DMA + "hdr_last_be", "MWr last BE"),
+        signal(DMA + "pay_valid", "payload valid"), signal(DMA + "pay_ready", "payload ready"),
+        signal(DMA + "pay_last", "payload last"), signal(HIF + "wr_empty", "write engine empty")]),
     ("Instruction ring", [
         signal(HIF + "ring_base", "RING_BASE"), signal(HIF + "ring_size", "RING_SIZE", DEC),
         signal(HIF + "ring_tail", "RING_TAIL (host)", DEC),
@@ -130,7 +131,7 @@ def main():
     if len(sys.argv) not in (2, 3):
         sys.exit(__doc__)
     have = fst_signals(sys.argv[1])
-    top = find_scope(have, ".u_host_if.u_dma_rd.busy_o", "tpu_top", sys.argv[1])
+    top = find_scope(have, ".u_host_if.u_dma.u_dma_rd.busy_o", "tpu_top", sys.argv[1])
     out = sys.argv[2] if len(sys.argv) == 3 else os.path.join("waveforms", "pcie_dma.gtkw")
     layout = Layout(have, top, f"Open TPU: PCIe and DMA layout for system traces with {top} "
                     f"(tpu dense --backend rtl --trace F; generated by "

@@ -556,7 +556,7 @@ def gen_docs(regs):
     md_header(w, regs.title, ORIGIN, REFRESH_COMMAND)
     w("Generated from the one machine-readable description `regs/regs.json` by "
       "`scripts/gen_regs.py`, which also generates the SystemVerilog package `tpu_regs_pkg` "
-      "(`rtl/tpu_regs_pkg.sv`, used by the register file `rtl/host_if/tpu_host_regs.sv`) and "
+      "(`rtl/pkg/tpu_regs_pkg.sv`, used by the register file `rtl/host_if/tpu_host_regs.sv`) and "
       "the C++ header `regs/regs_gen.h` (library `tpu_regs`: offsets, field masks, a table of "
       "every register and a formatter). The host interface around it is described in "
       "`docs/host_if.md`.")

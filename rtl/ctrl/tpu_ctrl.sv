@@ -209,7 +209,7 @@ module tpu_ctrl #(
   assign give_index[0] = disp_index;
 
   for (genvar u = 0; u < NumUnits; u++) begin : g_queue
-    tpu_ctrl_queue #(
+    tpu_fifo #(
       .Width(160),
       .Depth(QueueDepth)
     ) u_queue (

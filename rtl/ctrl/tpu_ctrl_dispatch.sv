@@ -23,7 +23,7 @@ module tpu_ctrl_dispatch #(
   input  logic [127:0] in_instr_i,      // the instruction
   input  logic [7:0]   in_error_i,      // its decode error, ErrOk if none
   output logic         fetch_en_o,      // the decoder may take further instructions
-  // Unit queues (tpu_ctrl_queue): entry = {index, instruction}.
+  // Unit queues (tpu_fifo): entry = {index, instruction}.
   output logic [3:0]   q_valid_o,       // push into queue u
   input  logic [3:0]   q_ready_i,       // queue u has room
   output logic [159:0] q_data_o,        // {index[31:0], instruction[127:0]}

@@ -280,7 +280,7 @@ module tpu_ctrl_matrix #(
   assign instr_ready_o = pop;
 
   // Side FIFO: what each row carries into the MXU, in order; pad rows have no UB response.
-  tpu_ctrl_queue #(
+  tpu_fifo #(
     .Width(SideW),
     .Depth(4)
   ) u_side (
@@ -299,7 +299,7 @@ module tpu_ctrl_matrix #(
   );
 
   // Completion FIFO: an entry per instruction whose last row has been requested.
-  tpu_ctrl_queue #(
+  tpu_fifo #(
     .Width(40),
     .Depth(CompDepth)
   ) u_comp (

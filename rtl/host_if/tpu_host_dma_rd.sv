@@ -365,7 +365,7 @@ module tpu_host_dma_rd #(
 
     assign ord_push[c] = issue_c[c] && !flush_i[c];
 
-    tpu_ctrl_queue #(
+    tpu_fifo #(
       .Width(OrderW),
       .Depth(NumTags)
     ) u_order (
@@ -438,7 +438,7 @@ module tpu_host_dma_rd #(
 
     assign out_push[c] = inflight_q[c] && !flush_i[c];
 
-    tpu_ctrl_queue #(
+    tpu_fifo #(
       .Width(129),
       .Depth(OutDepth)
     ) u_out (

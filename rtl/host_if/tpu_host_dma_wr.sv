@@ -236,7 +236,7 @@ module tpu_host_dma_wr #(
     end
   end
 
-  tpu_ctrl_queue #(
+  tpu_fifo #(
     .Width(DescW),
     .Depth(DescDepth)
   ) u_desc (

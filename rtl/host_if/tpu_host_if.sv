@@ -1,12 +1,11 @@
 `include "tpu_assert.svh"
 // Host interface: the application side of the TPU's PCIe endpoint (docs/host_if.md). Joins
-// - tpu_host_rx: parses received TLPs (BAR0 accesses, completions of DMA reads),
+// - tpu_host_dma: the TLP and DMA path (tpu_host_rx parsing received TLPs, tpu_host_dma_rd
+//   reading for the core's host-memory port (client 0) and the ring (client 1),
+//   tpu_host_dma_wr coalescing the core's writes into MWr TLPs, tpu_host_tx formatting and
+//   arbitrating the TLPs sent),
 // - tpu_host_regs: the BAR0 register file,
-// - tpu_host_dma_rd: DMA reads for the core's host-memory port (client 0) and the ring
-//   (client 1), with coalescing, tags, reassembly, timeouts,
-// - tpu_host_dma_wr: DMA writes of the core's host-memory port, coalesced into MWr TLPs,
 // - tpu_host_ring: the instruction ring feeding the core's instruction port,
-// - tpu_host_tx: formats and arbitrates the TLPs sent (completions, MSI, MWr, MRd),
 // and drives the core's control, instruction and host-memory ports (docs/controller.md
 // section 5). The core's host-memory beats are one TLP beat each: N must be 16.
 //
@@ -77,27 +76,14 @@ module tpu_host_if #(
   output logic [15:0]      timeout_count_o    // DMA reads timed out (saturates)
 );
 
-  // ---- nets ------------------------------------------------------------------------------
-  // rx -> regs, rx -> tx
+  // ---- nets --------------------------------------------------------------------------------
+  // TLP/DMA path <-> regs
   logic        reg_req_valid, reg_req_ready, reg_req_write;
   logic [11:0] reg_req_addr;
   logic [31:0] reg_req_wdata;
   logic [3:0]  reg_req_be;
   logic        reg_rsp_valid, reg_rsp_ready;
   logic [31:0] reg_rsp_rdata;
-  logic        rcpl_info_valid, rcpl_valid, rcpl_ready;
-  logic [15:0] rcpl_requester;
-  logic [7:0]  rcpl_tag;
-  logic [6:0]  rcpl_lower_addr;
-  logic [2:0]  rcpl_byte_count;
-  // rx -> read engine
-  logic         cpl_valid, cpl_first, cpl_last, cpl_has_data, cpl_poisoned;
-  logic [7:0]   cpl_tag;
-  logic [2:0]   cpl_status;
-  logic [11:0]  cpl_byte_count;
-  logic [6:0]   cpl_lower_addr;
-  logic [9:0]   cpl_dwords;
-  logic [127:0] cpl_data;
   // regs
   logic        soft_reset, irq_enable, doorbell, msi_request;
   logic [1:0]  irq_mask;
@@ -110,55 +96,80 @@ module tpu_host_if #(
   logic [127:0] rd_req_addr;
   logic [1:0]   rd_rsp_valid, rd_rsp_ready, rd_rsp_error;
   logic [255:0] rd_rsp_data;
-  logic         mrd_valid, mrd_ready;
-  logic [63:0]  mrd_addr;
-  logic [9:0]   mrd_dwords;
-  logic [7:0]   mrd_tag;
   logic         rd_busy, cpl_unexpected, rd_timeout;
   // write engine
-  logic         wr_req_valid, wr_req_ready, wr_close, wr_empty;
-  logic         hdr_valid, hdr_ready, pay_valid, pay_ready, pay_last;
-  logic [63:0]  hdr_addr;
-  logic [9:0]   hdr_dwords;
-  logic [3:0]   hdr_first_be, hdr_last_be;
-  logic [127:0] pay_data;
+  logic         wr_req_valid, wr_req_ready, wr_empty;
   // ring
   logic         ring_req_valid, ring_req_ready, ring_req_last, ring_flush, ring_rsp_ready;
   logic [63:0]  ring_req_addr;
 
-  // ---- receive -----------------------------------------------------------------------------
-  tpu_host_rx u_rx (
-    .clk_i             (clk_i),
-    .rst_ni            (rst_ni),
-    .rx_valid_i        (rx_valid_i),
-    .rx_ready_o        (rx_ready_o),
-    .rx_data_i         (rx_data_i),
-    .rx_sop_i          (rx_sop_i),
-    .rx_eop_i          (rx_eop_i),
-    .reg_req_valid_o   (reg_req_valid),
-    .reg_req_ready_i   (reg_req_ready),
-    .reg_req_write_o   (reg_req_write),
-    .reg_req_addr_o    (reg_req_addr),
-    .reg_req_wdata_o   (reg_req_wdata),
-    .reg_req_be_o      (reg_req_be),
-    .rcpl_valid_o      (rcpl_info_valid),
-    .rcpl_ready_i      (rcpl_ready),
-    .rcpl_requester_o  (rcpl_requester),
-    .rcpl_tag_o        (rcpl_tag),
-    .rcpl_lower_addr_o (rcpl_lower_addr),
-    .rcpl_byte_count_o (rcpl_byte_count),
-    .cpl_valid_o       (cpl_valid),
-    .cpl_first_o       (cpl_first),
-    .cpl_last_o        (cpl_last),
-    .cpl_has_data_o    (cpl_has_data),
-    .cpl_tag_o         (cpl_tag),
-    .cpl_status_o      (cpl_status),
-    .cpl_poisoned_o    (cpl_poisoned),
-    .cpl_byte_count_o  (cpl_byte_count),
-    .cpl_lower_addr_o  (cpl_lower_addr),
-    .cpl_dwords_o      (cpl_dwords),
-    .cpl_data_o        (cpl_data),
-    .drop_count_o      (rx_drop_count_o)
+  // ---- TLP and DMA path --------------------------------------------------------------------
+  assign rd_flush       = {ring_flush, soft_reset};
+  assign rd_req_valid   = {ring_req_valid, hm_req_valid_i && !hm_req_write_i};
+  assign rd_req_addr    = {ring_req_addr, 16'h0, hm_req_addr_i};
+  assign rd_req_last    = {ring_req_last, 1'b0};
+  assign rd_rsp_ready   = {ring_rsp_ready, hm_rsp_ready_i};
+  assign wr_req_valid   = hm_req_valid_i && hm_req_write_i;
+  assign hm_req_ready_o = hm_req_write_i ? wr_req_ready : rd_req_ready[0];
+  assign hm_rsp_valid_o = rd_rsp_valid[0];
+  assign hm_rsp_rdata_o = rd_rsp_data[127:0];
+  assign hm_rsp_error_o = rd_rsp_error[0];
+  assign ring_req_ready = rd_req_ready[1];
+
+  // The core's reads are client 0, so each one taken closes the write engine's open run.
+  tpu_host_dma #(
+    .MaxPayload(MaxPayload),
+    .MaxReadReq(MaxReadReq),
+    .NumTags   (NumTags),
+    .Timeout   (Timeout),
+    .IdleGap   (IdleGap)
+  ) u_dma (
+    .clk_i            (clk_i),
+    .rst_ni           (rst_ni),
+    .rx_valid_i       (rx_valid_i),
+    .rx_ready_o       (rx_ready_o),
+    .rx_data_i        (rx_data_i),
+    .rx_sop_i         (rx_sop_i),
+    .rx_eop_i         (rx_eop_i),
+    .tx_valid_o       (tx_valid_o),
+    .tx_ready_i       (tx_ready_i),
+    .tx_data_o        (tx_data_o),
+    .tx_sop_o         (tx_sop_o),
+    .tx_eop_o         (tx_eop_o),
+    .reg_req_valid_o  (reg_req_valid),
+    .reg_req_ready_i  (reg_req_ready),
+    .reg_req_write_o  (reg_req_write),
+    .reg_req_addr_o   (reg_req_addr),
+    .reg_req_wdata_o  (reg_req_wdata),
+    .reg_req_be_o     (reg_req_be),
+    .reg_rsp_valid_i  (reg_rsp_valid),
+    .reg_rsp_ready_o  (reg_rsp_ready),
+    .reg_rsp_rdata_i  (reg_rsp_rdata),
+    .rd_flush_i       (rd_flush),
+    .rd_req_valid_i   (rd_req_valid),
+    .rd_req_ready_o   (rd_req_ready),
+    .rd_req_addr_i    (rd_req_addr),
+    .rd_req_last_i    (rd_req_last),
+    .rd_rsp_valid_o   (rd_rsp_valid),
+    .rd_rsp_ready_i   (rd_rsp_ready),
+    .rd_rsp_data_o    (rd_rsp_data),
+    .rd_rsp_error_o   (rd_rsp_error),
+    .wr_flush_i       (soft_reset),
+    .wr_close_i       (1'b0),
+    .wr_req_valid_i   (wr_req_valid),
+    .wr_req_ready_o   (wr_req_ready),
+    .wr_req_addr_i    ({16'h0, hm_req_addr_i}),
+    .wr_req_data_i    (hm_req_wdata_i),
+    .wr_req_mask_i    (hm_req_wmask_i),
+    .wr_empty_o       (wr_empty),
+    .msi_request_i    (msi_request),
+    .msi_addr_i       (msi_addr),
+    .msi_data_i       (msi_data),
+    .msi_sent_o       (msi_sent_o),
+    .rd_busy_o        (rd_busy),
+    .cpl_unexpected_o (cpl_unexpected),
+    .timeout_o        (rd_timeout),
+    .rx_drop_count_o  (rx_drop_count_o)
   );
 
   // ---- registers ---------------------------------------------------------------------------
@@ -205,93 +216,7 @@ module tpu_host_if #(
     .msi_request_o      (msi_request)
   );
 
-  // A register read's completion needs both its data and the fields the receive side kept.
-  assign rcpl_valid    = rcpl_info_valid && reg_rsp_valid;
-  assign reg_rsp_ready = rcpl_ready;
-
-  // ---- DMA ---------------------------------------------------------------------------------
-  assign rd_flush       = {ring_flush, soft_reset};
-  assign rd_req_valid   = {ring_req_valid, hm_req_valid_i && !hm_req_write_i};
-  assign rd_req_addr    = {ring_req_addr, 16'h0, hm_req_addr_i};
-  assign rd_req_last    = {ring_req_last, 1'b0};
-  assign rd_rsp_ready   = {ring_rsp_ready, hm_rsp_ready_i};
-  assign wr_req_valid   = hm_req_valid_i && hm_req_write_i;
-  assign wr_close       = hm_req_valid_i && !hm_req_write_i && rd_req_ready[0];
-  assign hm_req_ready_o = hm_req_write_i ? wr_req_ready : rd_req_ready[0];
-  assign hm_rsp_valid_o = rd_rsp_valid[0];
-  assign hm_rsp_rdata_o = rd_rsp_data[127:0];
-  assign hm_rsp_error_o = rd_rsp_error[0];
-  assign ring_req_ready = rd_req_ready[1];
-
-  tpu_host_dma_rd #(
-    .MaxReadReq (MaxReadReq),
-    .NumTags    (NumTags),
-    .Client0Tags(NumTags - 2),
-    .Client1Tags(2),
-    .Timeout    (Timeout),
-    .IdleGap    (IdleGap)
-  ) u_dma_rd (
-    .clk_i            (clk_i),
-    .rst_ni           (rst_ni),
-    .flush_i          (rd_flush),
-    .wr_empty_i       (wr_empty),
-    .req_valid_i      (rd_req_valid),
-    .req_ready_o      (rd_req_ready),
-    .req_addr_i       (rd_req_addr),
-    .req_last_i       (rd_req_last),
-    .rsp_valid_o      (rd_rsp_valid),
-    .rsp_ready_i      (rd_rsp_ready),
-    .rsp_data_o       (rd_rsp_data),
-    .rsp_error_o      (rd_rsp_error),
-    .mrd_valid_o      (mrd_valid),
-    .mrd_ready_i      (mrd_ready),
-    .mrd_addr_o       (mrd_addr),
-    .mrd_dwords_o     (mrd_dwords),
-    .mrd_tag_o        (mrd_tag),
-    .cpl_valid_i      (cpl_valid),
-    .cpl_first_i      (cpl_first),
-    .cpl_last_i       (cpl_last),
-    .cpl_has_data_i   (cpl_has_data),
-    .cpl_tag_i        (cpl_tag),
-    .cpl_status_i     (cpl_status),
-    .cpl_poisoned_i   (cpl_poisoned),
-    .cpl_byte_count_i (cpl_byte_count),
-    .cpl_lower_addr_i (cpl_lower_addr),
-    .cpl_dwords_i     (cpl_dwords),
-    .cpl_data_i       (cpl_data),
-    .busy_o           (rd_busy),
-    .cpl_unexpected_o (cpl_unexpected),
-    .timeout_o        (rd_timeout)
-  );
-
-  tpu_host_dma_wr #(
-    .MaxPayload(MaxPayload),
-    .IdleGap   (IdleGap)
-  ) u_dma_wr (
-    .clk_i          (clk_i),
-    .rst_ni         (rst_ni),
-    .flush_i        (soft_reset),
-    .close_i        (wr_close),
-    .req_valid_i    (wr_req_valid),
-    .req_ready_o    (wr_req_ready),
-    .req_addr_i     ({16'h0, hm_req_addr_i}),
-    .req_data_i     (hm_req_wdata_i),
-    .req_mask_i     (hm_req_wmask_i),
-    .hdr_valid_o    (hdr_valid),
-    .hdr_ready_i    (hdr_ready),
-    .hdr_addr_o     (hdr_addr),
-    .hdr_dwords_o   (hdr_dwords),
-    .hdr_first_be_o (hdr_first_be),
-    .hdr_last_be_o  (hdr_last_be),
-    .pay_valid_o    (pay_valid),
-    .pay_ready_i    (pay_ready),
-    .pay_data_o     (pay_data),
-    .pay_last_o     (pay_last),
-    .empty_o        (wr_empty)
-  );
-
   // ---- ring --------------------------------------------------------------------------------
-
   tpu_host_ring #(
     .BufSlots(RingSlots)
   ) u_ring (
@@ -319,44 +244,6 @@ module tpu_host_if #(
     .ring_head_o    (ring_head),
     .fetch_error_o  (ring_fetch_error),
     .active_o       (ring_active_o)
-  );
-
-  // ---- transmit ----------------------------------------------------------------------------
-  tpu_host_tx u_tx (
-    .clk_i             (clk_i),
-    .rst_ni            (rst_ni),
-    .tx_valid_o        (tx_valid_o),
-    .tx_ready_i        (tx_ready_i),
-    .tx_data_o         (tx_data_o),
-    .tx_sop_o          (tx_sop_o),
-    .tx_eop_o          (tx_eop_o),
-    .rcpl_valid_i      (rcpl_valid),
-    .rcpl_ready_o      (rcpl_ready),
-    .rcpl_requester_i  (rcpl_requester),
-    .rcpl_tag_i        (rcpl_tag),
-    .rcpl_lower_addr_i (rcpl_lower_addr),
-    .rcpl_byte_count_i (rcpl_byte_count),
-    .rcpl_data_i       (reg_rsp_rdata),
-    .mrd_valid_i       (mrd_valid),
-    .mrd_ready_o       (mrd_ready),
-    .mrd_addr_i        (mrd_addr),
-    .mrd_dwords_i      (mrd_dwords),
-    .mrd_tag_i         (mrd_tag),
-    .hdr_valid_i       (hdr_valid),
-    .hdr_ready_o       (hdr_ready),
-    .hdr_addr_i        (hdr_addr),
-    .hdr_dwords_i      (hdr_dwords),
-    .hdr_first_be_i    (hdr_first_be),
-    .hdr_last_be_i     (hdr_last_be),
-    .pay_valid_i       (pay_valid),
-    .pay_ready_o       (pay_ready),
-    .pay_data_i        (pay_data),
-    .pay_last_i        (pay_last),
-    .msi_request_i     (msi_request),
-    .msi_addr_i        (msi_addr),
-    .msi_data_i        (msi_data),
-    .wr_empty_i        (wr_empty),
-    .msi_sent_o        (msi_sent_o)
   );
 
   // ---- status ------------------------------------------------------------------------------

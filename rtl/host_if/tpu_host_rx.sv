@@ -135,7 +135,7 @@ module tpu_host_rx #(
 
   assign info_in = {dw1[31:16], dw1[15:8], mem_addr_lo[6:2], first_byte, byte_count};
 
-  tpu_ctrl_queue #(
+  tpu_fifo #(
     .Width(InfoW),
     .Depth(InfoDepth)
   ) u_info (

@@ -1,4 +1,4 @@
-// The Verilated per-unit instruction queue (tpu_ctrl_queue), behind an interface that does not
+// The Verilated per-unit instruction queue (tpu_fifo), behind an interface that does not
 // depend on its parameters (Width, Depth), so that one test drives every configuration.
 #ifndef TPU_TESTBENCH_CTRL_QUEUE_HARNESS_H_
 #define TPU_TESTBENCH_CTRL_QUEUE_HARNESS_H_
@@ -11,7 +11,7 @@
 
 namespace tpu::tb {
 
-// The parameters one Verilated tpu_ctrl_queue was built with.
+// The parameters one Verilated tpu_fifo was built with.
 struct QueueConfig {
   int width = 0;  // bits per entry
   int depth = 0;  // entries

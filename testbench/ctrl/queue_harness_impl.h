@@ -1,4 +1,4 @@
-// QueueHarness over one Verilated tpu_ctrl_queue model. Compiled only inside that model's
+// QueueHarness over one Verilated tpu_fifo model. Compiled only inside that model's
 // library.
 #ifndef TPU_TESTBENCH_CTRL_QUEUE_HARNESS_IMPL_H_
 #define TPU_TESTBENCH_CTRL_QUEUE_HARNESS_IMPL_H_

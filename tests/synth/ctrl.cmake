@@ -1,17 +1,18 @@
 # Controller blocks (docs/controller.md) at N=8 with small limits: elaborate, no latch, the
 # memories (queue storage, parameter memory) inferred.
 
-# Unit queue at the controller's configuration (Width=160, Depth=4): stopped before memory
-# mapping the storage is one $mem_v2 of 4 words of 160 bits with one clocked write port and
-# one asynchronous read port; then a full generic synthesis for the cell statistics.
-tpu_add_synth_test(ctrl_queue_w160d4_mem TOP tpu_ctrl_queue
-  SOURCES ${TPU_RTL_PKG} ${TPU_RTL_ISA_PKG} ${TPU_RTL_DIR}/ctrl/tpu_ctrl_queue.sv
-  PARAMS Width=160 Depth=4 FLOW "synth -top tpu_ctrl_queue -run begin:fine"
+# Unit queue (the FIFO tpu_fifo, rtl/prim/) at the controller's configuration (Width=160,
+# Depth=4): stopped before memory mapping the storage is one $mem_v2 of 4 words of 160 bits
+# with one clocked write port and one asynchronous read port; then a full generic synthesis
+# for the cell statistics.
+tpu_add_synth_test(ctrl_queue_w160d4_mem TOP tpu_fifo
+  SOURCES ${TPU_RTL_PKG} ${TPU_RTL_ISA_PKG} ${TPU_RTL_PRIM_DIR}/tpu_fifo.sv
+  PARAMS Width=160 Depth=4 FLOW "synth -top tpu_fifo -run begin:fine"
   CHECKS "select -assert-count 1 t:$mem_v2"
   "select -assert-count 1 t:$mem_v2 r:SIZE=4 %i r:WIDTH=160 %i"
   "select -assert-count 1 t:$mem_v2 r:RD_CLK_ENABLE=1'0 %i r:WR_CLK_ENABLE=1'1 %i")
-tpu_add_synth_test(ctrl_queue_w160d4 TOP tpu_ctrl_queue
-  SOURCES ${TPU_RTL_PKG} ${TPU_RTL_ISA_PKG} ${TPU_RTL_DIR}/ctrl/tpu_ctrl_queue.sv
+tpu_add_synth_test(ctrl_queue_w160d4 TOP tpu_fifo
+  SOURCES ${TPU_RTL_PKG} ${TPU_RTL_ISA_PKG} ${TPU_RTL_PRIM_DIR}/tpu_fifo.sv
   PARAMS Width=160 Depth=4)
 
 # DMA unit sequencer at N=8, UbRows=256. Before fine mapping: the divisions and remainders by N
@@ -47,7 +48,7 @@ tpu_add_synth_test(ctrl_weights_n8 TOP tpu_ctrl_weights
   SOURCES ${TPU_RTL_PKG} ${TPU_RTL_ISA_PKG} ${TPU_RTL_DIR}/ctrl/tpu_ctrl_weights.sv
   PARAMS N=8 DramWidth=64)
 tpu_add_synth_test(ctrl_matrix_n8 TOP tpu_ctrl_matrix
-  SOURCES ${TPU_RTL_PKG} ${TPU_RTL_ISA_PKG} ${TPU_RTL_DIR}/ctrl/tpu_ctrl_queue.sv
+  SOURCES ${TPU_RTL_PKG} ${TPU_RTL_ISA_PKG} ${TPU_RTL_PRIM_DIR}/tpu_fifo.sv
           ${TPU_RTL_DIR}/ctrl/tpu_ctrl_matrix.sv
   PARAMS N=8 UbRows=256 AccRows=64)
 tpu_add_synth_test(ctrl_perf TOP tpu_ctrl_perf

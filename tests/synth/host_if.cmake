@@ -13,8 +13,8 @@ tpu_add_synth_test(host_regs_n8 TOP tpu_host_regs
 # TLP and DMA blocks of the host interface at their defaults (N = 16: MPS 256, MRRS 512, 16
 # tags). Each is stopped before memory mapping to count its memories, then mapped to gates
 # for the flip-flop count (the bound is the count measured, rounded up).
-set(TPU_HOST_IF_SYNTH_COMMON ${TPU_RTL_PKG} ${TPU_RTL_DIR}/ctrl/tpu_ctrl_queue.sv
-    ${TPU_RTL_DIR}/ub/tpu_mem_1r1w.sv)
+set(TPU_HOST_IF_SYNTH_COMMON ${TPU_RTL_PKG} ${TPU_RTL_PRIM_DIR}/tpu_fifo.sv
+    ${TPU_RTL_PRIM_DIR}/tpu_mem_1r1w.sv)
 set(TPU_HOST_IF_TO_GATES "techmap" "opt -fast" "abc -fast" "opt -fast")
 
 # Receive: the register-read completion FIFO is a memory; 264 flops (completion beat register
@@ -59,6 +59,15 @@ tpu_add_synth_test(host_tx TOP tpu_host_tx
 tpu_add_synth_test(host_ring TOP tpu_host_ring
   SOURCES ${TPU_RTL_PKG} ${TPU_RTL_DIR}/host_if/tpu_host_ring.sv
   CHECKS "select -assert-none t:$mem_v2" "select -assert-max 45 t:$_*DFF*")
+
+# The TLP and DMA path (tpu_host_dma: receive, read and write engines, transmit): their 8
+# memories (receive 1, read engine 5, write engine 2), nothing more.
+tpu_add_synth_test(host_dma TOP tpu_host_dma
+  SOURCES ${TPU_HOST_IF_SYNTH_COMMON} ${TPU_RTL_DIR}/host_if/tpu_host_rx.sv
+          ${TPU_RTL_DIR}/host_if/tpu_host_dma_rd.sv ${TPU_RTL_DIR}/host_if/tpu_host_dma_wr.sv
+          ${TPU_RTL_DIR}/host_if/tpu_host_tx.sv ${TPU_RTL_DIR}/host_if/tpu_host_dma.sv
+  FLOW "synth -top tpu_host_dma -flatten -run begin:fine"
+  CHECKS "select -assert-count 8 t:$mem_v2")
 
 # The whole host interface at N = 16 with the register file: 8 memories (receive 1, read
 # engine 5, write engine 2); 2215 flops, of which the register file holds 533.

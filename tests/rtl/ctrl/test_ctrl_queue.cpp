@@ -1,4 +1,4 @@
-// The per-unit instruction queue tpu_ctrl_queue (docs/controller.md) against a std::deque, at
+// The per-unit instruction queue tpu_fifo (docs/controller.md) against a std::deque, at
 // the controller's configuration (Width=160, Depth=4), a narrow one at the minimum depth
 // (Width=17, Depth=2) and one whose depth is not a power of two (Width=33, Depth=3). Every
 // cycle, before the edge, the outputs are checked against the model: out_valid/empty/count

@@ -1,13 +1,15 @@
 `include "tpu_assert.svh"
-// Per-unit instruction queue: a FIFO of Depth entries of Width bits between the dispatcher and
-// one unit sequencer (docs/controller.md). Valid/ready on both sides; the head is registered
-// storage, so out_valid_o and out_data_o depend only on registers. Latency: an entry pushed at
-// edge t is at the head after edge t (one cycle, no bypass); one push and one pop per cycle,
-// also when full (a pop frees the slot the push of the same cycle takes: in_ready_o then
-// depends on out_ready_i). clear_i drops every entry, including one offered in its cycle
-// (in_ready_o may still read 1): producers do not push while they clear.
-module tpu_ctrl_queue #(
-  parameter int unsigned Width = 160,  // bits per entry (an instruction and its index)
+// FIFO of Depth entries of Width bits. Used as the controller's per-unit instruction queues
+// (dispatcher to unit sequencer, docs/controller.md) and by the host interface (received
+// request fields, DMA read order and beats, DMA write descriptors; docs/host_if.md).
+// Valid/ready on both sides; the head is registered storage, so out_valid_o and out_data_o
+// depend only on registers. Latency: an entry pushed at edge t is at the head after edge t
+// (one cycle, no bypass); one push and one pop per cycle, also when full (a pop frees the slot
+// the push of the same cycle takes: in_ready_o then depends on out_ready_i). clear_i drops
+// every entry, including one offered in its cycle (in_ready_o may still read 1): producers do
+// not push while they clear.
+module tpu_fifo #(
+  parameter int unsigned Width = 160,  // bits per entry
   parameter int unsigned Depth = 4,    // entries, >= 2
   localparam int unsigned PtrWidth = (Depth > 1) ? $clog2(Depth) : 1,  // slot index bits
   localparam int unsigned CntWidth = $clog2(Depth + 1)                  // entry count bits
@@ -15,13 +17,13 @@ module tpu_ctrl_queue #(
   input  logic                clk_i,
   input  logic                rst_ni,
   input  logic                clear_i,      // drop every entry
-  // Push side (dispatcher).
+  // Push side (producer, e.g. the dispatcher).
   input  logic                in_valid_i,   // in_data_i holds an entry
   output logic                in_ready_o,   // ... and it is taken this cycle
   input  logic [Width-1:0]    in_data_i,    // the entry
-  // Pop side (unit).
+  // Pop side (consumer, e.g. a unit sequencer).
   output logic                out_valid_o,  // out_data_o holds the oldest entry
-  input  logic                out_ready_i,  // ... and the unit takes it this cycle
+  input  logic                out_ready_i,  // ... and it is taken this cycle
   output logic [Width-1:0]    out_data_o,   // the oldest entry
   // Status.
   output logic [CntWidth-1:0] count_o,      // entries held

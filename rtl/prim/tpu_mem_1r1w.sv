@@ -10,7 +10,8 @@
 // the same edge return the row as it was before that edge (read-old); callers that need the new
 // value bypass it themselves (tpu_ub, tpu_acc). Addresses at or above Depth, which may be any
 // number of rows, never write anything and read as zero. Latency 1 (read), 0 (write).
-// Used by the unified buffer (lanes of 8 bits) and the accumulators (lanes of 32 bits).
+// Used by the unified buffer (lanes of 8 bits), the accumulators (lanes of 32 bits) and the
+// host interface's DMA read completion buffer.
 module tpu_mem_1r1w #(
   parameter int unsigned Lanes     = 16,    // lanes per row
   parameter int unsigned LaneWidth = 8,     // bits per lane

@@ -1,0 +1,264 @@
+`include "tpu_assert.svh"
+// TLP and DMA path of the host interface (docs/host_if.md sections 1, 3, 4 and 6): the blocks
+// between the link's TLP streams and the device's DMA clients, wired together:
+// - tpu_host_rx: parses received TLPs; BAR0 accesses leave on reg_req_*, completions of DMA
+//   reads go to the read engine,
+// - tpu_host_dma_rd: DMA reads for two clients (0: the core's host-memory port, NumTags - 2
+//   tags; 1: the instruction ring, 2 tags), with coalescing, tags, reassembly, timeouts,
+// - tpu_host_dma_wr: DMA writes coalesced into MWr TLPs; a run is closed by wr_close_i and by
+//   every client-0 read taken, so that a read never waits for the write engine's idle gap,
+// - tpu_host_tx: formats and arbitrates the TLPs sent (register read completions, MSI, MWr,
+//   MRd).
+// The register file and the ring are outside (tpu_host_if): a register read's completion
+// leaves when both its data (reg_rsp_*) and the fields the receive side kept are there.
+// Latency: none added to its blocks'. A register request is offered on reg_req_* in the cycle
+// after its TLP's last beat was taken; a completion beat taken on rx_* in cycle t is on
+// rd_rsp_* from t + 3 (receive stage 1, read engine 2); a read run's MRd is offered to the
+// transmit side in the cycle after the run closed, a write run's header likewise; tx_* are
+// registers (one beat per cycle while tx_ready_i).
+module tpu_host_dma #(
+  parameter int unsigned MaxPayload = 256,    // MPS, bytes
+  parameter int unsigned MaxReadReq = 512,    // MRRS, bytes
+  parameter int unsigned NumTags    = 16,     // DMA reads outstanding (2 for the ring)
+  parameter int unsigned Timeout    = 65536,  // completion timeout, cycles
+  parameter int unsigned IdleGap    = 4       // cycles without a beat that close a DMA run
+) (
+  input  logic         clk_i,
+  input  logic         rst_ni,
+  // TLP streams (docs/host_if.md section 1).
+  input  logic         rx_valid_i,        // a received beat is offered
+  output logic         rx_ready_o,        // ... and taken this cycle
+  input  logic [127:0] rx_data_i,         // DW d at [32d +: 32]
+  input  logic         rx_sop_i,          // first beat of a TLP
+  input  logic         rx_eop_i,          // last beat of a TLP
+  output logic         tx_valid_o,        // a beat to send is offered
+  input  logic         tx_ready_i,        // ... and taken this cycle
+  output logic [127:0] tx_data_o,         // DW d at [32d +: 32]
+  output logic         tx_sop_o,          // first beat of a TLP
+  output logic         tx_eop_o,          // last beat of a TLP
+  // BAR0 register port (to the register file).
+  output logic         reg_req_valid_o,   // a one-DW register access is offered
+  input  logic         reg_req_ready_i,   // ... and taken this cycle
+  output logic         reg_req_write_o,   // 1 write, 0 read
+  output logic [11:0]  reg_req_addr_o,    // byte address in BAR0
+  output logic [31:0]  reg_req_wdata_o,   // write data
+  output logic [3:0]   reg_req_be_o,      // byte enables
+  input  logic         reg_rsp_valid_i,   // a read's data, in request order
+  output logic         reg_rsp_ready_o,   // ... taken this cycle (its completion is sent)
+  input  logic [31:0]  reg_rsp_rdata_i,   // the register's value
+  // DMA read clients (client c at bit c, or at [64c +: 64] / [128c +: 128]).
+  input  logic [1:0]   rd_flush_i,        // drop the client's runs, order and beats
+  input  logic [1:0]   rd_req_valid_i,    // a beat read is requested
+  output logic [1:0]   rd_req_ready_o,    // ... and taken this cycle
+  input  logic [127:0] rd_req_addr_i,     // host byte address, a multiple of 16
+  input  logic [1:0]   rd_req_last_i,     // the beat ends its run
+  output logic [1:0]   rd_rsp_valid_o,    // the client's oldest beat is offered
+  input  logic [1:0]   rd_rsp_ready_i,    // ... and taken this cycle
+  output logic [255:0] rd_rsp_data_o,     // byte b at [8b +: 8]
+  output logic [1:0]   rd_rsp_error_o,    // the beat's request failed
+  // DMA write client.
+  input  logic         wr_flush_i,        // drop what no TLP header has left with
+  input  logic         wr_close_i,        // close the open run (besides a client-0 read taken)
+  input  logic         wr_req_valid_i,    // a write beat is offered
+  output logic         wr_req_ready_o,    // ... and taken this cycle
+  input  logic [63:0]  wr_req_addr_i,     // host byte address, a multiple of 16
+  input  logic [127:0] wr_req_data_i,     // byte b at [8b +: 8]
+  input  logic [15:0]  wr_req_mask_i,     // bytes written
+  output logic         wr_empty_o,        // no beat, run or TLP left in the write engine
+  // MSI.
+  input  logic         msi_request_i,     // pulse: send one MSI
+  input  logic [63:0]  msi_addr_i,        // MSI address
+  input  logic [15:0]  msi_data_i,        // MSI data
+  output logic         msi_sent_o,        // pulse: an MSI left
+  // Status.
+  output logic         rd_busy_o,         // read requests in flight or waiting
+  output logic         cpl_unexpected_o,  // pulse: a completion without a request was dropped
+  output logic         timeout_o,         // pulse: a read timed out
+  output logic [15:0]  rx_drop_count_o    // received TLPs dropped (saturates)
+);
+
+  // ---- nets --------------------------------------------------------------------------------
+  // rx -> tx: the fields a register read's completion echoes
+  logic        rcpl_info_valid, rcpl_valid, rcpl_ready;
+  logic [15:0] rcpl_requester;
+  logic [7:0]  rcpl_tag;
+  logic [6:0]  rcpl_lower_addr;
+  logic [2:0]  rcpl_byte_count;
+  // rx -> read engine: completion beats
+  logic         cpl_valid, cpl_first, cpl_last, cpl_has_data, cpl_poisoned;
+  logic [7:0]   cpl_tag;
+  logic [2:0]   cpl_status;
+  logic [11:0]  cpl_byte_count;
+  logic [6:0]   cpl_lower_addr;
+  logic [9:0]   cpl_dwords;
+  logic [127:0] cpl_data;
+  // read engine -> tx: MRds
+  logic         mrd_valid, mrd_ready;
+  logic [63:0]  mrd_addr;
+  logic [9:0]   mrd_dwords;
+  logic [7:0]   mrd_tag;
+  // write engine -> tx: MWr headers and payload
+  logic         wr_close;
+  logic         hdr_valid, hdr_ready, pay_valid, pay_ready, pay_last;
+  logic [63:0]  hdr_addr;
+  logic [9:0]   hdr_dwords;
+  logic [3:0]   hdr_first_be, hdr_last_be;
+  logic [127:0] pay_data;
+
+  // ---- receive -----------------------------------------------------------------------------
+  tpu_host_rx u_rx (
+    .clk_i             (clk_i),
+    .rst_ni            (rst_ni),
+    .rx_valid_i        (rx_valid_i),
+    .rx_ready_o        (rx_ready_o),
+    .rx_data_i         (rx_data_i),
+    .rx_sop_i          (rx_sop_i),
+    .rx_eop_i          (rx_eop_i),
+    .reg_req_valid_o   (reg_req_valid_o),
+    .reg_req_ready_i   (reg_req_ready_i),
+    .reg_req_write_o   (reg_req_write_o),
+    .reg_req_addr_o    (reg_req_addr_o),
+    .reg_req_wdata_o   (reg_req_wdata_o),
+    .reg_req_be_o      (reg_req_be_o),
+    .rcpl_valid_o      (rcpl_info_valid),
+    .rcpl_ready_i      (rcpl_ready),
+    .rcpl_requester_o  (rcpl_requester),
+    .rcpl_tag_o        (rcpl_tag),
+    .rcpl_lower_addr_o (rcpl_lower_addr),
+    .rcpl_byte_count_o (rcpl_byte_count),
+    .cpl_valid_o       (cpl_valid),
+    .cpl_first_o       (cpl_first),
+    .cpl_last_o        (cpl_last),
+    .cpl_has_data_o    (cpl_has_data),
+    .cpl_tag_o         (cpl_tag),
+    .cpl_status_o      (cpl_status),
+    .cpl_poisoned_o    (cpl_poisoned),
+    .cpl_byte_count_o  (cpl_byte_count),
+    .cpl_lower_addr_o  (cpl_lower_addr),
+    .cpl_dwords_o      (cpl_dwords),
+    .cpl_data_o        (cpl_data),
+    .drop_count_o      (rx_drop_count_o)
+  );
+
+  // A register read's completion needs both its data and the fields the receive side kept.
+  assign rcpl_valid      = rcpl_info_valid && reg_rsp_valid_i;
+  assign reg_rsp_ready_o = rcpl_ready;
+
+  // ---- DMA ---------------------------------------------------------------------------------
+  tpu_host_dma_rd #(
+    .MaxReadReq (MaxReadReq),
+    .NumTags    (NumTags),
+    .Client0Tags(NumTags - 2),
+    .Client1Tags(2),
+    .Timeout    (Timeout),
+    .IdleGap    (IdleGap)
+  ) u_dma_rd (
+    .clk_i            (clk_i),
+    .rst_ni           (rst_ni),
+    .flush_i          (rd_flush_i),
+    .wr_empty_i       (wr_empty_o),
+    .req_valid_i      (rd_req_valid_i),
+    .req_ready_o      (rd_req_ready_o),
+    .req_addr_i       (rd_req_addr_i),
+    .req_last_i       (rd_req_last_i),
+    .rsp_valid_o      (rd_rsp_valid_o),
+    .rsp_ready_i      (rd_rsp_ready_i),
+    .rsp_data_o       (rd_rsp_data_o),
+    .rsp_error_o      (rd_rsp_error_o),
+    .mrd_valid_o      (mrd_valid),
+    .mrd_ready_i      (mrd_ready),
+    .mrd_addr_o       (mrd_addr),
+    .mrd_dwords_o     (mrd_dwords),
+    .mrd_tag_o        (mrd_tag),
+    .cpl_valid_i      (cpl_valid),
+    .cpl_first_i      (cpl_first),
+    .cpl_last_i       (cpl_last),
+    .cpl_has_data_i   (cpl_has_data),
+    .cpl_tag_i        (cpl_tag),
+    .cpl_status_i     (cpl_status),
+    .cpl_poisoned_i   (cpl_poisoned),
+    .cpl_byte_count_i (cpl_byte_count),
+    .cpl_lower_addr_i (cpl_lower_addr),
+    .cpl_dwords_i     (cpl_dwords),
+    .cpl_data_i       (cpl_data),
+    .busy_o           (rd_busy_o),
+    .cpl_unexpected_o (cpl_unexpected_o),
+    .timeout_o        (timeout_o)
+  );
+
+  // A client-0 read taken closes the write engine's open run (it is sent at once).
+  assign wr_close = wr_close_i || (rd_req_valid_i[0] && rd_req_ready_o[0]);
+
+  tpu_host_dma_wr #(
+    .MaxPayload(MaxPayload),
+    .IdleGap   (IdleGap)
+  ) u_dma_wr (
+    .clk_i          (clk_i),
+    .rst_ni         (rst_ni),
+    .flush_i        (wr_flush_i),
+    .close_i        (wr_close),
+    .req_valid_i    (wr_req_valid_i),
+    .req_ready_o    (wr_req_ready_o),
+    .req_addr_i     (wr_req_addr_i),
+    .req_data_i     (wr_req_data_i),
+    .req_mask_i     (wr_req_mask_i),
+    .hdr_valid_o    (hdr_valid),
+    .hdr_ready_i    (hdr_ready),
+    .hdr_addr_o     (hdr_addr),
+    .hdr_dwords_o   (hdr_dwords),
+    .hdr_first_be_o (hdr_first_be),
+    .hdr_last_be_o  (hdr_last_be),
+    .pay_valid_o    (pay_valid),
+    .pay_ready_i    (pay_ready),
+    .pay_data_o     (pay_data),
+    .pay_last_o     (pay_last),
+    .empty_o        (wr_empty_o)
+  );
+
+  // ---- transmit ----------------------------------------------------------------------------
+  tpu_host_tx u_tx (
+    .clk_i             (clk_i),
+    .rst_ni            (rst_ni),
+    .tx_valid_o        (tx_valid_o),
+    .tx_ready_i        (tx_ready_i),
+    .tx_data_o         (tx_data_o),
+    .tx_sop_o          (tx_sop_o),
+    .tx_eop_o          (tx_eop_o),
+    .rcpl_valid_i      (rcpl_valid),
+    .rcpl_ready_o      (rcpl_ready),
+    .rcpl_requester_i  (rcpl_requester),
+    .rcpl_tag_i        (rcpl_tag),
+    .rcpl_lower_addr_i (rcpl_lower_addr),
+    .rcpl_byte_count_i (rcpl_byte_count),
+    .rcpl_data_i       (reg_rsp_rdata_i),
+    .mrd_valid_i       (mrd_valid),
+    .mrd_ready_o       (mrd_ready),
+    .mrd_addr_i        (mrd_addr),
+    .mrd_dwords_i      (mrd_dwords),
+    .mrd_tag_i         (mrd_tag),
+    .hdr_valid_i       (hdr_valid),
+    .hdr_ready_o       (hdr_ready),
+    .hdr_addr_i        (hdr_addr),
+    .hdr_dwords_i      (hdr_dwords),
+    .hdr_first_be_i    (hdr_first_be),
+    .hdr_last_be_i     (hdr_last_be),
+    .pay_valid_i       (pay_valid),
+    .pay_ready_o       (pay_ready),
+    .pay_data_i        (pay_data),
+    .pay_last_i        (pay_last),
+    .msi_request_i     (msi_request_i),
+    .msi_addr_i        (msi_addr_i),
+    .msi_data_i        (msi_data_i),
+    .wr_empty_i        (wr_empty_o),
+    .msi_sent_o        (msi_sent_o)
+  );
+
+  // ---------------------------------------------------------------------------------------
+  // Assertions
+  // ---------------------------------------------------------------------------------------
+  // The ring keeps two tags; the core needs at least one.
+  `TPU_ASSERT_INIT(TagsForBothClients, NumTags > 2)
+  // Register data comes only for a read the receive side issued (and kept the fields of).
+  `TPU_ASSERT(RegRspHasCplFields, !reg_rsp_valid_i || rcpl_info_valid, clk_i, rst_ni)
+
+endmodule
