@@ -3,7 +3,7 @@
 //
 // Each direction has a TLM-2.0 target socket `in` (the transmitter's TLPs) and an initiator
 // socket `out` (to the receiver). A TLP is a generic payload with the WRITE command whose data
-// is the TLP's byte image (sc_models/tlp.h: header DWs, then payload), length = streaming
+// is the TLP's byte image (sc_models/pcie/tlp.h: header DWs, then payload), length = streaming
 // width = image size, no byte enables; the address is not used.
 //
 // Loosely timed, b_transport only. The transmitter's b_transport returns once the TLP has been

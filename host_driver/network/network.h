@@ -4,7 +4,7 @@
 // shapes propagate from the network's input, zero points flow from each layer's output to the
 // next layer's input.
 //
-//   tpu::network::Network net = tpu::network::LoadNetwork("examples/net.json");
+//   tpu::network::Network net = tpu::network::LoadNetwork("net.json");  // examples/README.md
 //   for (const auto& layer : net.layers) ... layer.output_shape ...
 #ifndef TPU_NETWORK_NETWORK_H_
 #define TPU_NETWORK_NETWORK_H_

@@ -1,4 +1,4 @@
-// The link-timing calculator (sc_models/pcie_link_config.h) against hand-computed figures:
+// The link-timing calculator (sc_models/pcie/pcie_link_config.h) against hand-computed figures:
 // rates per generation and width, the wire bytes of every TLP type, the DLLP share, payload
 // splitting, transfer times, the payload limit, link names and configuration checks.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// TLPs (sc_models/tlp.h): header bits as docs/host_if.md lays them out, encode/decode round
+// TLPs (sc_models/pcie/tlp.h): header bits as docs/host_if.md lays them out, encode/decode round
 // trips and malformed images, byte enables, request checks, and the completion rules: splits at
 // the read completion boundary and the max payload size (hand-computed and randomized), and
 // reassembly with every check a requester makes.
