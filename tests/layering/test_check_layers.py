@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The layering check on small trees: it passes a tree whose includes go down the layers and
 fails, naming the file and the layers, each kind of include that goes up or names nothing."""
+# check_references: made-up paths (the fixtures below are small trees of their own)
 import os
 import subprocess
 import sys
