@@ -3,23 +3,17 @@
 fails, naming the file and the layers, each kind of include that goes up or names nothing."""
 # check_references: made-up paths (the fixtures below are small trees of their own)
 import os
-import subprocess
 import sys
-import tempfile
 import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tree_checker_testing import run_checker  # noqa: E402
 
 CHECK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "check_layers.py")
 
 
 def run(files):
-    with tempfile.TemporaryDirectory() as root:
-        for path, text in files.items():
-            os.makedirs(os.path.dirname(os.path.join(root, path)), exist_ok=True)
-            with open(os.path.join(root, path), "w", encoding="utf-8") as f:
-                f.write(text)
-        p = subprocess.run([sys.executable, CHECK, "--root", root], capture_output=True,
-                           text=True, check=False)
-        return p.returncode, p.stdout + p.stderr
+    return run_checker(CHECK, files)
 
 
 CLEAN = {

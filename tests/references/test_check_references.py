@@ -3,10 +3,11 @@
 folder or document that is not there fails, naming the citing file and the citation."""
 # check_references: made-up paths (the fixtures below are small trees of their own)
 import os
-import subprocess
 import sys
-import tempfile
 import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tree_checker_testing import run_checker  # noqa: E402
 
 CHECK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "check_references.py")
 
@@ -23,14 +24,7 @@ CLEAN = {
 
 
 def run(files):
-    with tempfile.TemporaryDirectory() as root:
-        for path, text in files.items():
-            os.makedirs(os.path.dirname(os.path.join(root, path)), exist_ok=True)
-            with open(os.path.join(root, path), "w", encoding="utf-8") as f:
-                f.write(text)
-        p = subprocess.run([sys.executable, CHECK, "--root", root], capture_output=True,
-                           text=True, check=False)
-        return p.returncode, p.stdout + p.stderr
+    return run_checker(CHECK, files)
 
 
 class CheckReferences(unittest.TestCase):
