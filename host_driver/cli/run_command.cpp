@@ -48,9 +48,9 @@ LoadedRun Load(const RunOptions& o) {
 int Run(const RunOptions& o, const BackendFactory& make_backend) {
   // Everything that needs no simulation first: options, the network and all its files, the input.
   const BackendOptions backend_options = ResolveBackendOptions(o.layer);
-  const auto [net, x] = Load(o);
-  const std::unique_ptr<LayerBackend> backend =
-      make_backend(o.layer.backend, backend_options);
+  const LoadedRun loaded = Load(o);
+  const Network& net = loaded.net;
+  const std::unique_ptr<LayerBackend> backend = make_backend(o.layer.backend, backend_options);
   // Every layer lowered for the device before anything runs: a layer that cannot run fails
   // now, not after the layers before it have been simulated.
   if (const auto limits = backend->device_limits()) network::CheckLowering(net, *limits);
@@ -69,7 +69,7 @@ int Run(const RunOptions& o, const BackendFactory& make_backend) {
     std::fflush(stderr);
   };
   const auto start = std::chrono::steady_clock::now();
-  const network::NetworkRun run = network::RunNetwork(net, x, *backend, run_options);
+  const network::NetworkRun run = network::RunNetwork(net, loaded.input, *backend, run_options);
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   SaveTensor("--output", o.output, run.output);
