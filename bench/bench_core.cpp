@@ -10,10 +10,10 @@
 #include <cstdlib>
 #include <random>
 
+#include "compiler/dense_lowering.h"
 #include "core/core_harness.h"
 #include "golden/dense.h"
 #include "isa/disassembler.h"
-#include "compiler/dense_lowering.h"
 
 namespace {
 

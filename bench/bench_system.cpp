@@ -49,17 +49,17 @@
 #include <utility>
 #include <vector>
 
+#include "compiler/conv_window_lowering.h"
+#include "compiler/dense_lowering.h"
+#include "compiler/layers.h"
 #include "device/device.h"
 #include "golden/conv.h"
 #include "golden/dense.h"
 #include "host_if/top_model.h"
 #include "regs/regs.h"
-#include "compiler/conv_window_lowering.h"
-#include "compiler/dense_lowering.h"
-#include "compiler/layers.h"
 #include "runtime/executor.h"
-#include "sc_models/pcie_link.h"
 #include "sc_models/pcie/pcie_link_config.h"
+#include "sc_models/pcie_link.h"
 #include "sc_models/system/tpu_system.h"
 
 namespace {

@@ -4,7 +4,6 @@
 // harness-level tool (build/bench/mxu_demo), beside the benchmarks; the `tpu` tool drives the
 // whole device instead.
 #include <CLI/CLI.hpp>
-
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -109,10 +108,10 @@ int RunMxu(const MxuOptions& o) {
   const double sim_seconds = double(stats.cycles) / (o.clock_mhz * 1e6);
   Report r("mxu_demo: int8 GEMM on the Verilated MXU");
   r.Add("check", "check vs golden",
-        bad == 0 ? std::string("PASS (") + std::to_string(want.data.size()) +
-                       " int32 results bit-exact)"
-                 : "FAIL (" + std::to_string(bad) + " of " + std::to_string(want.data.size()) +
-                       " results differ)");
+        bad == 0
+            ? std::string("PASS (") + std::to_string(want.data.size()) + " int32 results bit-exact)"
+            : "FAIL (" + std::to_string(bad) + " of " + std::to_string(want.data.size()) +
+                  " results differ)");
   r.Add("shape", "shape (M x K x N)",
         std::to_string(o.m) + " x " + std::to_string(o.k) + " x " + std::to_string(o.n));
   r.Add("array", "MXU", std::to_string(o.size) + " x " + std::to_string(o.size));
@@ -127,10 +126,10 @@ int RunMxu(const MxuOptions& o) {
         "cycles");
   r.Add("clock_mhz", "clock", o.clock_mhz, "MHz", 1);
   r.Add("simulated_us", "simulated time", sim_seconds * 1e6, "us", 3);
-  r.Add("tops", "throughput at that clock",
-        2.0 * double(stats.useful_macs) / sim_seconds / 1e12, "TOPS", 4);
-  r.Add("peak_tops", "peak at that clock", 2.0 * o.size * o.size * o.clock_mhz * 1e6 / 1e12,
+  r.Add("tops", "throughput at that clock", 2.0 * double(stats.useful_macs) / sim_seconds / 1e12,
         "TOPS", 4);
+  r.Add("peak_tops", "peak at that clock", 2.0 * o.size * o.size * o.clock_mhz * 1e6 / 1e12, "TOPS",
+        4);
   r.Add("wall_s", "wall-clock time", wall, "s", 3);
   r.Add("sim_cycles_per_s", "simulation speed", double(stats.cycles) / wall, "cycles/s", 0);
   if (!o.trace.empty()) r.Add("trace", "waveform", o.trace);
@@ -175,8 +174,9 @@ void AddOptions(CLI::App& app, MxuOptions* opts) {
 }  // namespace tpu::bench
 
 int main(int argc, char** argv) {
-  CLI::App app{"mxu_demo: stream a random int8 GEMM through the Verilated MXU and check it "
-               "against golden"};
+  CLI::App app{
+      "mxu_demo: stream a random int8 GEMM through the Verilated MXU and check it "
+      "against golden"};
   tpu::bench::MxuOptions options;
   tpu::bench::AddOptions(app, &options);
   try {

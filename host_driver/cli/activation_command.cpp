@@ -10,11 +10,11 @@
 
 #include "commands.h"
 #include "compare.h"
+#include "compiler/layers.h"
 #include "golden/activation.h"
 #include "layer_options.h"
 #include "npy/header.h"
 #include "report.h"
-#include "compiler/layers.h"
 #include "tensor_files.h"
 
 namespace tpu::cli {

@@ -8,13 +8,13 @@
 
 #include "commands.h"
 #include "compare.h"
+#include "compiler/layers.h"
 #include "golden/conv.h"
 #include "golden/padding.h"
 #include "layer_options.h"
 #include "npy/header.h"
 #include "report.h"
 #include "requant_options.h"
-#include "compiler/layers.h"
 #include "tensor_files.h"
 
 namespace tpu::cli {

@@ -7,12 +7,12 @@
 
 #include "commands.h"
 #include "compare.h"
+#include "compiler/dense_layer.h"
 #include "golden/dense.h"
 #include "layer_options.h"
 #include "npy/header.h"
 #include "report.h"
 #include "requant_options.h"
-#include "compiler/dense_layer.h"
 #include "tensor_files.h"
 
 namespace tpu::cli {

@@ -14,8 +14,8 @@
 #include "commands.h"
 #include "devices/devices_gen.h"
 #include "isa/isa.h"
-#include "runtime_names.h"
 #include "report.h"
+#include "runtime_names.h"
 
 namespace tpu::cli {
 

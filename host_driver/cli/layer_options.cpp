@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "checksum.h"
-#include "progress_line.h"
 #include "golden/format.h"
+#include "progress_line.h"
 
 namespace tpu::cli {
 namespace {

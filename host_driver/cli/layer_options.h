@@ -8,8 +8,8 @@
 #include <string>
 #include <utility>
 
-#include "runtime_names.h"
 #include "report.h"
+#include "runtime_names.h"
 
 namespace tpu::cli {
 

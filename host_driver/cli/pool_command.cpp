@@ -8,12 +8,12 @@
 
 #include "commands.h"
 #include "compare.h"
+#include "compiler/layers.h"
 #include "golden/padding.h"
 #include "golden/pool.h"
 #include "layer_options.h"
 #include "npy/header.h"
 #include "report.h"
-#include "compiler/layers.h"
 #include "tensor_files.h"
 
 namespace tpu::cli {

@@ -22,9 +22,9 @@ void ProgressLine::Update(uint64_t cycles) {
   std::fprintf(stderr,
                "%stpu: simulating: %llu device cycles, ~%.0f%% of an estimated %llu (one per "
                "MXU row), %.0f kcycles/s%s",
-               tty_ ? "\r" : "", static_cast<unsigned long long>(cycles),
-               pct > 100 ? 100.0 : pct, static_cast<unsigned long long>(expected_),
-               double(cycles) / elapsed / 1e3, tty_ ? "" : "\n");
+               tty_ ? "\r" : "", static_cast<unsigned long long>(cycles), pct > 100 ? 100.0 : pct,
+               static_cast<unsigned long long>(expected_), double(cycles) / elapsed / 1e3,
+               tty_ ? "" : "\n");
   std::fflush(stderr);
   printed_ = true;
 }

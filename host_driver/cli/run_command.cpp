@@ -100,8 +100,9 @@ CommandRunner AddRunCommand(CLI::App& app, BackendFactory make_backend) {
   cmd->add_option("network", opts->network, "the network description")
       ->type_name("NET.json")
       ->required();
-  cmd->add_option("--input", opts->input, "the network's input: int8 .npy of the shape "
-                                          "NET.json's \"input\" declares")
+  cmd->add_option("--input", opts->input,
+                  "the network's input: int8 .npy of the shape "
+                  "NET.json's \"input\" declares")
       ->type_name("X.npy")
       ->required();
   cmd->add_option("--output", opts->output, "where to write the last layer's output (int8 .npy)")

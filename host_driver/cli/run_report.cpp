@@ -2,11 +2,10 @@
 
 #include <algorithm>
 #include <iomanip>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "checksum.h"
 #include "npy/header.h"
@@ -15,9 +14,9 @@
 namespace tpu::cli {
 namespace {
 
-using nlohmann::json;
 using network::Layer;
 using network::Network;
+using nlohmann::json;
 using runtime::Comparison;
 
 // "(1, 26, 26, 64)".
@@ -81,8 +80,7 @@ std::optional<double> PcieOverEssential(const std::optional<int64_t>& to_device,
 }
 
 json EssentialJson(const network::EssentialBytes& b) {
-  return {{"input", b.input}, {"weights", b.weights}, {"params", b.params},
-          {"output", b.output}};
+  return {{"input", b.input}, {"weights", b.weights}, {"params", b.params}, {"output", b.output}};
 }
 
 struct Totals {
@@ -105,15 +103,14 @@ struct RunSummary {
   Totals t;
   json layers = json::array();  // the JSON report's rows
   std::optional<int64_t> cycles, to_device, from_device, simulated_cycles;
-  std::optional<double> simulated_us, utilization, pcie_over_essential,
-      pcie_over_network_essential;
+  std::optional<double> simulated_us, utilization, pcie_over_essential, pcie_over_network_essential;
   network::EssentialBytes net_essential;
   int device_runs = 0;
   std::string title, checksum;
 };
 
 RunSummary Summarize(const Network& net, const network::NetworkRun& run,
-                      const NetworkRunInfo& info) {
+                     const NetworkRunInfo& info) {
   RunSummary s;
   Totals& t = s.t;
   t.wall = info.wall_seconds;
@@ -175,13 +172,12 @@ RunSummary Summarize(const Network& net, const network::NetworkRun& run,
                                     [](const auto& l) { return !l.on_host; }));
 
   const int kept = run.residency.ub_tensors;
-  s.title =
-      "tpu run: network \"" + net.name + "\" on the " + info.backend + " backend (" +
-      std::to_string(net.layers.size()) + " layers, " + std::to_string(s.device_runs) +
-      " device runs; " +
-      (kept == 0 ? std::string("every intermediate tensor returns to the host")
-                 : std::to_string(kept) + " intermediate tensors stay in the UB") +
-      ")";
+  s.title = "tpu run: network \"" + net.name + "\" on the " + info.backend + " backend (" +
+            std::to_string(net.layers.size()) + " layers, " + std::to_string(s.device_runs) +
+            " device runs; " +
+            (kept == 0 ? std::string("every intermediate tensor returns to the host")
+                       : std::to_string(kept) + " intermediate tensors stay in the UB") +
+            ")";
   s.checksum = HexChecksum(Fnv1a64(run.output));
   return s;
 }
@@ -220,10 +216,9 @@ void PrintJson(std::ostream& out, const Network& net, const network::NetworkRun&
               {"pcie_over_network_essential", Opt(s.pcie_over_network_essential)},
               {"simulated_us", Opt(s.simulated_us)},
               {"wall_s", t.wall},
-              {"sim_kcycles_per_s",
-               s.simulated_cycles && t.wall > 0
-                   ? json(double(*s.simulated_cycles) / t.wall / 1e3)
-                   : json(nullptr)}}}};
+              {"sim_kcycles_per_s", s.simulated_cycles && t.wall > 0
+                                        ? json(double(*s.simulated_cycles) / t.wall / 1e3)
+                                        : json(nullptr)}}}};
   out << r.dump() << "\n";
 }
 
@@ -246,8 +241,8 @@ void PrintText(std::ostream& out, const Network& net, const network::NetworkRun&
   // The table: n/a = not measured by this backend, "host" = ran on the host, "none" = nothing
   // ran (a flatten of a tensor in the UB: the same rows, read differently by the next layer).
   std::vector<std::vector<std::string>> rows = {
-      {"#", "layer", "type", "output shape", "in->out", "MACs", "cycles", "MXU util",
-       "PCIe to dev", "PCIe from dev", "essential", "PCIe/ess", "sim us", "wall s", "check"}};
+      {"#", "layer", "type", "output shape", "in->out", "MACs", "cycles", "MXU util", "PCIe to dev",
+       "PCIe from dev", "essential", "PCIe/ess", "sim us", "wall s", "check"}};
   const auto opt_int = [](const std::optional<int64_t>& v) {
     return v ? std::to_string(*v) : std::string("n/a");
   };
@@ -264,9 +259,8 @@ void PrintText(std::ostream& out, const Network& net, const network::NetworkRun&
                                network::ResidenceName(lr.output_to);
     if (lr.on_host) {
       rows.push_back({std::to_string(i), layer.name, network::LayerTypeName(layer.type),
-                      ShapeText(layer.output_shape), in_out, "0", in_ub ? "none" : "host", "-",
-                      "0", "0", "0", "-",
-                      "-", Fixed(lr.wall_seconds, 3), check_cell});
+                      ShapeText(layer.output_shape), in_out, "0", in_ub ? "none" : "host", "-", "0",
+                      "0", "0", "-", "-", Fixed(lr.wall_seconds, 3), check_cell});
       continue;
     }
     rows.push_back({std::to_string(i), layer.name, network::LayerTypeName(layer.type),
@@ -274,8 +268,7 @@ void PrintText(std::ostream& out, const Network& net, const network::NetworkRun&
                     opt_int(s.cycles), opt_real(s.mxu_utilization, 4),
                     opt_int(s.pcie_bytes_to_device), opt_int(s.pcie_bytes_from_device),
                     std::to_string(layer.essential_bytes().total()),
-                    opt_real(PcieOverEssential(s.pcie_bytes_to_device,
-                                               s.pcie_bytes_from_device,
+                    opt_real(PcieOverEssential(s.pcie_bytes_to_device, s.pcie_bytes_from_device,
                                                layer.essential_bytes().total()),
                              2),
                     opt_real(SimulatedUs(s), 3), Fixed(lr.wall_seconds, 3), check_cell});
@@ -283,8 +276,8 @@ void PrintText(std::ostream& out, const Network& net, const network::NetworkRun&
   rows.push_back({"", "total", "", ShapeText(net.output_shape()), "", std::to_string(t.macs),
                   opt_int(sum.cycles), opt_real(sum.utilization, 4), opt_int(sum.to_device),
                   opt_int(sum.from_device), std::to_string(t.essential),
-                  opt_real(sum.pcie_over_essential, 2), opt_real(sum.simulated_us, 3), Fixed(t.wall, 3),
-                  run.check ? CheckText(*run.check) : "-"});
+                  opt_real(sum.pcie_over_essential, 2), opt_real(sum.simulated_us, 3),
+                  Fixed(t.wall, 3), run.check ? CheckText(*run.check) : "-"});
   std::vector<size_t> width(rows[0].size(), 0);
   for (const auto& row : rows) {
     for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
@@ -296,8 +289,8 @@ void PrintText(std::ostream& out, const Network& net, const network::NetworkRun&
       // Text columns left-aligned, numbers right-aligned.
       const bool left = c == 1 || c == 2 || c == 3 || c == 4 || c == 14;
       const bool last = c + 1 == row.size();
-      out << " " << (left ? std::left : std::right)
-                << std::setw(last && left ? 0 : int(width[c])) << row[c];
+      out << " " << (left ? std::left : std::right) << std::setw(last && left ? 0 : int(width[c]))
+          << row[c];
     }
     out << "\n";
   }
@@ -310,14 +303,14 @@ void PrintText(std::ostream& out, const Network& net, const network::NetworkRun&
   // network's own: its input, all weights and parameters, its output (intermediate tensors
   // kept on the device).
   out << "  essential bytes: " << t.essential << " summed over the device layers (PCIe "
-            << opt_real(sum.pcie_over_essential, 2) << "x that); " << sum.net_essential.total()
-            << " for the network (input " << sum.net_essential.input << " + weights "
-            << sum.net_essential.weights << " + params " << sum.net_essential.params << " + output "
-            << sum.net_essential.output << "; PCIe " << opt_real(sum.pcie_over_network_essential, 2)
-            << "x that)\n";
+      << opt_real(sum.pcie_over_essential, 2) << "x that); " << sum.net_essential.total()
+      << " for the network (input " << sum.net_essential.input << " + weights "
+      << sum.net_essential.weights << " + params " << sum.net_essential.params << " + output "
+      << sum.net_essential.output << "; PCIe " << opt_real(sum.pcie_over_network_essential, 2)
+      << "x that)\n";
   if (sum.simulated_cycles && t.wall > 0) {
     out << "  simulation speed: " << Fixed(double(*sum.simulated_cycles) / t.wall / 1e3, 1)
-              << " kcycles/s\n";
+        << " kcycles/s\n";
   }
 }
 
@@ -355,14 +348,13 @@ RunVerdict JudgeNetworkRun(const Network& net, const network::NetworkRun& run,
       if (first_bad >= 0) {
         const Layer& layer = net.layers[size_t(first_bad)];
         const Comparison& lc = *run.layers[size_t(first_bad)].check;
-        mismatch = "--check: first wrong layer " + layer.Where() + ": " +
-                   (lc.same_shape ? "first mismatch at output" +
-                                        IndexText(layer.output_shape, lc.first) + ": " +
-                                        backend + " " + std::to_string(lc.got) +
-                                        ", golden " + std::to_string(lc.want) + " (" +
-                                        std::to_string(lc.mismatches) + " of " +
-                                        std::to_string(lc.total) + " differ)"
-                                  : std::string("shape differs"));
+        mismatch =
+            "--check: first wrong layer " + layer.Where() + ": " +
+            (lc.same_shape ? "first mismatch at output" + IndexText(layer.output_shape, lc.first) +
+                                 ": " + backend + " " + std::to_string(lc.got) + ", golden " +
+                                 std::to_string(lc.want) + " (" + std::to_string(lc.mismatches) +
+                                 " of " + std::to_string(lc.total) + " differ)"
+                           : std::string("shape differs"));
       } else {
         mismatch = "--check: the final output differs from golden";
       }

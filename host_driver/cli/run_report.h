@@ -26,14 +26,13 @@ RunVerdict JudgeNetworkRun(const network::Network& net, const network::NetworkRu
 struct NetworkRunInfo {
   std::string format = "text";  // "text" or "json" (--report)
   std::string network_file, input, output;
-  std::string backend;          // its name
-  std::string pcie;             // the link, as the layer reports give it
-  double wall_seconds = 0;      // wall-clock time of the whole run
+  std::string backend;      // its name
+  std::string pcie;         // the link, as the layer reports give it
+  double wall_seconds = 0;  // wall-clock time of the whole run
 };
 
-void PrintNetworkRun(std::ostream& out, const network::Network& net,
-                     const network::NetworkRun& run, const NetworkRunInfo& info,
-                     const RunVerdict& verdict);
+void PrintNetworkRun(std::ostream& out, const network::Network& net, const network::NetworkRun& run,
+                     const NetworkRunInfo& info, const RunVerdict& verdict);
 
 }  // namespace tpu::cli
 

@@ -11,8 +11,8 @@ namespace tpu::cli {
 using device::ParsePcieLink;
 using device::PcieLink;
 using runtime::BackendFactory;
-using runtime::kRtlUnavailable;
 using runtime::BackendOptions;
+using runtime::kRtlUnavailable;
 using runtime::LayerBackend;
 using runtime::LayerResult;
 using runtime::MakeBackend;

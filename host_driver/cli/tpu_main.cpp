@@ -5,7 +5,6 @@
 // system model with the Verilated tpu_top of the default device on the modeled PCIe link); the
 // others come from the runtime.
 #include <CLI/CLI.hpp>
-
 #include <cstdlib>
 #include <exception>
 #include <iostream>
@@ -44,8 +43,9 @@ std::unique_ptr<tpu::runtime::LayerBackend> MakeBackend(
 int main(int argc, char** argv) {
   // The banner would also come with the first module the rtl backend builds.
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
-  CLI::App app{"tpu: run work on the open TPU's Verilated RTL, checked against the golden "
-               "reference"};
+  CLI::App app{
+      "tpu: run work on the open TPU's Verilated RTL, checked against the golden "
+      "reference"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "tpu 0.3 (dense layers on the RTL over the modeled PCIe link)");
 

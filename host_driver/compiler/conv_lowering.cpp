@@ -7,10 +7,10 @@
 #include <string>
 #include <utility>
 
-#include "golden/format.h"
-#include "golden/padding.h"
 #include "compiler/conv_window_lowering.h"
 #include "compiler/layers.h"
+#include "golden/format.h"
+#include "golden/padding.h"
 
 namespace tpu::compiler {
 

@@ -6,13 +6,13 @@
 #include <string>
 #include <utility>
 
-#include "golden/format.h"
-#include "golden/padding.h"
-#include "isa/validate.h"
 #include "compiler/dense_emit.h"
 #include "compiler/dense_images.h"
 #include "compiler/host_allocator.h"
 #include "compiler/program_builder.h"
+#include "golden/format.h"
+#include "golden/padding.h"
+#include "isa/validate.h"
 
 namespace tpu::compiler {
 namespace {

@@ -28,10 +28,10 @@
 
 #include <cstdint>
 
-#include "golden/tensor.h"
-#include "isa/isa_gen.h"
 #include "compiler/dense_lowering.h"
 #include "compiler/layers.h"
+#include "golden/tensor.h"
+#include "isa/isa_gen.h"
 
 namespace tpu::compiler {
 

@@ -26,10 +26,10 @@
 #include <cstdint>
 #include <optional>
 
-#include "golden/requant.h"
-#include "isa/isa_gen.h"
 #include "compiler/dense_plan.h"
 #include "compiler/program_builder.h"
+#include "golden/requant.h"
+#include "isa/isa_gen.h"
 
 namespace tpu::compiler {
 

@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "golden/tensor.h"
 #include "compiler/dense_layer.h"
+#include "golden/tensor.h"
 
 namespace tpu::compiler {
 

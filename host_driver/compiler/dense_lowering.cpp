@@ -5,12 +5,12 @@
 #include <utility>
 #include <variant>
 
-#include "golden/format.h"
-#include "isa/validate.h"
 #include "compiler/dense_emit.h"
 #include "compiler/dense_images.h"
 #include "compiler/host_allocator.h"
 #include "compiler/program_builder.h"
+#include "golden/format.h"
+#include "isa/validate.h"
 
 namespace tpu::compiler {
 namespace {

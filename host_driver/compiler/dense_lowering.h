@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "golden/tensor.h"
-#include "isa/isa_gen.h"
 #include "compiler/dense_layer.h"
 #include "compiler/dense_plan.h"
+#include "golden/tensor.h"
+#include "isa/isa_gen.h"
 
 namespace tpu::compiler {
 

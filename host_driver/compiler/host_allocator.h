@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "isa/isa_gen.h"
 #include "compiler/dense_lowering.h"
+#include "isa/isa_gen.h"
 
 namespace tpu::compiler {
 

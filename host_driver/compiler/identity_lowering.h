@@ -38,10 +38,10 @@
 #include <string>
 #include <vector>
 
+#include "compiler/dense_lowering.h"
 #include "golden/activation.h"
 #include "golden/tensor.h"
 #include "isa/isa_gen.h"
-#include "compiler/dense_lowering.h"
 
 namespace tpu::compiler {
 

@@ -2,8 +2,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "golden/format.h"
 #include "compiler/layers.h"
+#include "golden/format.h"
 
 namespace tpu::compiler {
 namespace {

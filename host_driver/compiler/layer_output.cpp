@@ -1,8 +1,8 @@
 // ExtractLayerOutput of compiler/layers.h.
 #include <stdexcept>
 
-#include "golden/format.h"
 #include "compiler/layers.h"
+#include "golden/format.h"
 
 namespace tpu::compiler {
 

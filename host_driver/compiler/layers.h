@@ -27,14 +27,14 @@
 #include <optional>
 #include <vector>
 
+#include "compiler/dense_layer.h"
+#include "compiler/dense_lowering.h"
 #include "golden/activation.h"
 #include "golden/conv.h"
 #include "golden/pool.h"
 #include "golden/requant.h"
 #include "golden/tensor.h"
 #include "isa/isa_gen.h"
-#include "compiler/dense_layer.h"
-#include "compiler/dense_lowering.h"
 
 namespace tpu::compiler {
 

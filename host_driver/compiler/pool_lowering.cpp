@@ -6,12 +6,12 @@
 #include <string>
 #include <utility>
 
-#include "golden/format.h"
-#include "golden/padding.h"
-#include "isa/validate.h"
 #include "compiler/dense_images.h"
 #include "compiler/identity_lowering.h"
 #include "compiler/layers.h"
+#include "golden/format.h"
+#include "golden/padding.h"
+#include "isa/validate.h"
 
 namespace tpu::compiler {
 namespace {

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "golden/tensor.h"
 #include "compiler/dense_layer.h"
 #include "compiler/layers.h"
+#include "golden/tensor.h"
 
 namespace tpu::network {
 

@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "compiler/dense_lowering.h"
+#include "compiler/layers.h"
 #include "golden/activation.h"
 #include "golden/conv.h"
 #include "golden/dense.h"
 #include "golden/pool.h"
-#include "compiler/dense_lowering.h"
-#include "compiler/layers.h"
 
 namespace tpu::network {
 

@@ -83,7 +83,8 @@ LayerResult<int32_t> DeviceBackend::RunGemm(const golden::Tensor<int8_t>&,
       "--backend " + name_ +
       ": the device returns int8 results only (every result leaves through the activation "
       "pipeline's requantization), so an int32 GEMM cannot come back from it; run the product "
-      "as a layer with `tpu dense --backend " + name_ + "`, or use --backend golden");
+      "as a layer with `tpu dense --backend " +
+      name_ + "`, or use --backend golden");
 }
 
 }  // namespace tpu::runtime

@@ -43,8 +43,8 @@ class DeviceBackend final : public LayerBackend {
  private:
   // Lowers with `lower(limits, region)` in the device's DMA region and executes the program;
   // `macs(program)` is the layer's useful multiply-accumulates.
-  LayerResult<int8_t> RunLowered(
-      const Lowering& lower, const std::function<int64_t(const compiler::DenseProgram&)>& macs);
+  LayerResult<int8_t> RunLowered(const Lowering& lower,
+                                 const std::function<int64_t(const compiler::DenseProgram&)>& macs);
 
   std::string name_;
   std::unique_ptr<device::Platform> platform_;

@@ -18,9 +18,8 @@ class ProgressScope {
     if (!progress_) return;
     const uint64_t start = bus_.counters().device_cycles.value_or(0);
     progress_->Begin(expected_cycles);
-    bus_.SetCycleHook(kProgressEvery, [this, start](uint64_t cycle) {
-      progress_->Update(cycle - start);
-    });
+    bus_.SetCycleHook(kProgressEvery,
+                      [this, start](uint64_t cycle) { progress_->Update(cycle - start); });
   }
   ~ProgressScope() {
     if (!progress_) return;

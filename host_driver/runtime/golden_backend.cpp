@@ -38,7 +38,7 @@ LayerResult<int8_t> GoldenBackend::RunConv2d(const golden::Tensor<int8_t>& x,
 LayerResult<int8_t> GoldenBackend::RunPool(const golden::Tensor<int8_t>& x,
                                            const compiler::PoolLayer& layer) {
   return {layer.kind == compiler::PoolKind::kMax ? golden::MaxPool2d(x, layer.params)
-                                                : golden::AvgPool2d(x, layer.params),
+                                                 : golden::AvgPool2d(x, layer.params),
           {}};
 }
 

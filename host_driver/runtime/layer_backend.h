@@ -58,16 +58,16 @@ struct BackendOptions {
 // Figures a run measured. Empty optionals are what this backend cannot know; the report marks
 // them n/a. Wall-clock time is measured by the caller around the call.
 struct RunStats {
-  std::optional<int64_t> cycles;                  // device cycles the queue ran
-  std::optional<double> clock_mhz;                // the clock those cycles are at
-  std::optional<double> mxu_utilization;          // useful MACs / (cycles * N * N)
-  std::optional<double> device_seconds;           // simulated: doorbell -> completion interrupt
-  std::vector<std::pair<std::string, int64_t>> stalls;  // stall cycles by cause
-  std::optional<int64_t> pcie_bytes_to_device;    // payload bytes, host -> device
-  std::optional<int64_t> pcie_bytes_from_device;  // payload bytes, device -> host
+  std::optional<int64_t> cycles;          // device cycles the queue ran
+  std::optional<double> clock_mhz;        // the clock those cycles are at
+  std::optional<double> mxu_utilization;  // useful MACs / (cycles * N * N)
+  std::optional<double> device_seconds;   // simulated: doorbell -> completion interrupt
+  std::vector<std::pair<std::string, int64_t>> stalls;   // stall cycles by cause
+  std::optional<int64_t> pcie_bytes_to_device;           // payload bytes, host -> device
+  std::optional<int64_t> pcie_bytes_from_device;         // payload bytes, device -> host
   std::optional<double> pcie_payload_limit_bytes_per_s;  // the configured link's, per direction
-  std::optional<int64_t> simulated_cycles;        // RTL cycles simulated (wall-clock speed)
-  std::string trace_path;                         // waveform written, "" = none
+  std::optional<int64_t> simulated_cycles;               // RTL cycles simulated (wall-clock speed)
+  std::string trace_path;                                // waveform written, "" = none
   std::string lowering;  // how the device ran the layer (DenseProgram::lowering), "" = n/a
 };
 

@@ -26,9 +26,9 @@
 #include "device/platform.h"
 #include "sc_models/pcie_link.h"
 #include "sc_models/root_complex.h"
-#include "sc_models/weight_dram.h"
 #include "sc_models/system/rtl_device.h"
 #include "sc_models/system/top_model.h"
+#include "sc_models/weight_dram.h"
 
 namespace tpu::sys {
 

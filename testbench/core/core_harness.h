@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "common/harness_options.h"
-#include "model/host_memory.h"
 #include "isa/isa.h"
+#include "model/host_memory.h"
 #include "sc_models/ports/memory_ports.h"
 
 namespace tpu::tb {

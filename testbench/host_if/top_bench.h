@@ -10,11 +10,11 @@
 #include <memory>
 #include <vector>
 
-#include "sc_models/ports/memory_ports.h"
 #include "host_if/root_complex.h"
 #include "host_if/top_model.h"
 #include "isa/isa.h"
 #include "model/host_memory.h"
+#include "sc_models/ports/memory_ports.h"
 
 namespace tpu::tb {
 

@@ -4,8 +4,8 @@
 #include <string>
 #include <utility>
 
-#include "host_if/top_model.h"
 #include "devices/devices_gen.h"
+#include "host_if/top_model.h"
 #include "sc_models/system/tpu_system.h"
 
 namespace tpu::tb {

@@ -12,11 +12,11 @@
 #include <vector>
 
 #include "checksum.h"
+#include "cli/tpu_binary.h"
 #include "golden/dense.h"
 #include "golden/gemm.h"
 #include "npy/npy.h"
 #include "npy/npy_fixtures.h"
-#include "cli/tpu_binary.h"
 #include "npy/scratch_dir.h"
 
 namespace tpu::cli {

@@ -12,16 +12,16 @@
 
 #include "commands.h"
 #include "compare.h"
+#include "device/pcie_link.h"
 #include "golden/activation.h"
 #include "golden/conv.h"
 #include "golden/dense.h"
 #include "golden/pool.h"
-#include "runtime_names.h"
 #include "layer_options.h"
 #include "npy/npy.h"
 #include "npy/scratch_dir.h"
-#include "device/pcie_link.h"
 #include "report.h"
+#include "runtime_names.h"
 
 namespace tpu::cli {
 namespace {

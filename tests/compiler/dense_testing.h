@@ -23,12 +23,12 @@
 
 #include "golden/format.h"
 
+#include "compiler/compiler.h"
 #include "golden/activation.h"
 #include "golden/requant.h"
 #include "golden/tensor.h"
 #include "isa/isa.h"
 #include "model/model.h"
-#include "compiler/compiler.h"
 
 namespace tpu::compiler {
 

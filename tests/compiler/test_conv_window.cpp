@@ -14,11 +14,11 @@
 #include <string>
 #include <variant>
 
-#include "golden/conv.h"
-#include "golden/format.h"
 #include "compiler/conv_window_lowering.h"
 #include "compiler/dense_images.h"
 #include "compiler/layers.h"
+#include "golden/conv.h"
+#include "golden/format.h"
 #include "tests/compiler/dense_testing.h"
 
 namespace tpu::compiler {

@@ -2,8 +2,8 @@
 // the input zero point folded into the bias, and K-tile slices, on small hand-checked cases.
 #include <gtest/gtest.h>
 
-#include "model/activate.h"
 #include "compiler/dense_images.h"
+#include "model/activate.h"
 
 namespace tpu::compiler {
 namespace {

@@ -13,12 +13,12 @@
 #include <stdexcept>
 #include <string>
 
+#include "compiler/identity_lowering.h"
+#include "compiler/layers.h"
 #include "golden/activation.h"
 #include "golden/conv.h"
 #include "golden/pool.h"
 #include "golden/requant.h"
-#include "compiler/identity_lowering.h"
-#include "compiler/layers.h"
 #include "tests/compiler/dense_testing.h"
 
 namespace tpu::compiler {

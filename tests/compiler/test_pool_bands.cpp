@@ -15,9 +15,9 @@
 #include <string>
 #include <variant>
 
-#include "golden/pool.h"
 #include "compiler/dense_images.h"
 #include "compiler/layers.h"
+#include "golden/pool.h"
 #include "tests/compiler/dense_testing.h"
 
 namespace tpu::compiler {

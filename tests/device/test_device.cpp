@@ -16,12 +16,12 @@
 #include <variant>
 #include <vector>
 
+#include "compiler/dense_lowering.h"
 #include "device/device.h"
 #include "golden/dense.h"
 #include "golden/requant.h"
 #include "isa/isa.h"
 #include "regs/regs.h"
-#include "compiler/dense_lowering.h"
 #include "runtime/executor.h"
 #include "top_bench_bus.h"
 

@@ -12,9 +12,9 @@
 #include <string>
 #include <variant>
 
-#include "runtime/layer_backend.h"
-#include "model/machine.h"
 #include "compiler/layers.h"
+#include "model/machine.h"
+#include "runtime/layer_backend.h"
 
 namespace tpu::network::testing {
 

@@ -10,15 +10,15 @@
 #include <string>
 #include <vector>
 
+#include "compiler/dense_images.h"
+#include "compiler/dense_lowering.h"
+#include "compiler/layers.h"
 #include "golden/dense.h"
 #include "golden/pool.h"
 #include "model_backend.h"
 #include "network/network.h"
 #include "network/network_run.h"
 #include "network_testing.h"
-#include "compiler/dense_images.h"
-#include "compiler/dense_lowering.h"
-#include "compiler/layers.h"
 
 namespace tpu::network {
 namespace {

@@ -14,11 +14,11 @@
 #include <random>
 #include <string>
 
+#include "compiler/layers.h"
 #include "golden/dense.h"
 #include "network/network.h"
 #include "network/network_run.h"
 #include "network_testing.h"
-#include "compiler/layers.h"
 #include "runtime/device_backend.h"
 #include "simulator/simulator.h"
 

@@ -34,6 +34,8 @@
 #include <tuple>
 #include <vector>
 
+#include "compiler/dense_lowering.h"
+#include "compiler/layers.h"
 #include "device/device.h"
 #include "golden/activation.h"
 #include "golden/conv.h"
@@ -43,8 +45,6 @@
 #include "golden/tensor.h"
 #include "host_if/top_model.h"
 #include "regs/regs.h"
-#include "compiler/dense_lowering.h"
-#include "compiler/layers.h"
 #include "runtime/executor.h"
 #include "sc_models/system/tpu_system.h"
 

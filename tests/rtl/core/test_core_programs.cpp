@@ -8,11 +8,11 @@
 #include <cstdlib>
 #include <random>
 
+#include "compiler/dense_lowering.h"
 #include "core/program_gen.h"
 #include "core_configs.h"
 #include "golden/dense.h"
 #include "model/machine.h"
-#include "compiler/dense_lowering.h"
 
 namespace tpu::tb {
 namespace {

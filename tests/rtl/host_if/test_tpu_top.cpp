@@ -14,13 +14,13 @@
 #include <string>
 #include <vector>
 
+#include "compiler/dense_lowering.h"
 #include "core/core_harness.h"
 #include "golden/dense.h"
 #include "golden/requant.h"
 #include "host_if/top_bench.h"
 #include "host_if/top_model.h"
 #include "regs/regs.h"
-#include "compiler/dense_lowering.h"
 
 namespace tpu::tb {
 namespace {

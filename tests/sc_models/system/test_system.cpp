@@ -11,12 +11,12 @@
 #include <random>
 #include <string>
 
+#include "compiler/dense_lowering.h"
 #include "device/device.h"
 #include "golden/activation.h"
 #include "golden/dense.h"
 #include "host_if/top_model.h"
 #include "regs/regs.h"
-#include "compiler/dense_lowering.h"
 #include "runtime/executor.h"
 #include "sc_models/system/tpu_system.h"
 #include "system_testing.h"
