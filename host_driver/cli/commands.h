@@ -14,9 +14,6 @@ namespace tpu::cli {
 
 using CommandRunner = std::function<int()>;
 
-// `tpu mxu`: a random int8 GEMM streamed through the Verilated MXU, checked bit for bit.
-CommandRunner AddMxuCommand(CLI::App& app);
-
 // `tpu dense`: a quantized dense layer from .npy files on --backend golden|rtl (docs/cli.md).
 // Layer commands take their backend from `make_backend` (tests substitute their own).
 CommandRunner AddDenseCommand(CLI::App& app, BackendFactory make_backend = MakeBackend);

@@ -1,6 +1,6 @@
 // `tpu gemm`: a seeded random int8 GEMM on a chosen backend; prints a checksum of the int32
-// result and the report. The operands are drawn exactly as `tpu mxu` draws them (A, then W, from
-// one std::mt19937_64 seeded with --seed), so the two commands agree for the same shape and seed.
+// result and the report. The operands are drawn exactly as bench/mxu_demo draws them (A, then
+// W, from one std::mt19937_64 seeded with --seed), so the two agree for the same shape and seed.
 #include <chrono>
 #include <iostream>
 #include <memory>
@@ -85,7 +85,7 @@ CommandRunner AddGemmCommand(CLI::App& app, BackendFactory make_backend) {
   cmd->add_option("--n", opts->n, "columns of W")
       ->check(CLI::Range(1, 1 << 16))
       ->capture_default_str();
-  cmd->add_option("--seed", opts->seed, "seed of the random A and W (as tpu mxu)")
+  cmd->add_option("--seed", opts->seed, "seed of the random A and W (as bench/mxu_demo)")
       ->capture_default_str();
   cmd->add_option("--output", opts->output, "also write C: int32 .npy of shape (M, N)")
       ->type_name("C.npy");
