@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "compiler/dense_lowering.h"
+#include "dense_case.h"
 #include "core/core_harness.h"
 #include "golden/dense.h"
 #include "golden/requant.h"
@@ -76,35 +77,8 @@ std::unique_ptr<TopBench> MakeBench(bool stressed, uint64_t base, const std::str
   return b;
 }
 
-int64_t Uniform(std::mt19937_64& rng, int64_t lo, int64_t hi) {
-  return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
-}
-
-// A random quantized dense layer (TFLite int8 semantics) and its input.
-struct DenseCase {
-  golden::Tensor<int8_t> x;
-  compiler::DenseLayer layer;
-};
-
-DenseCase RandomDense(std::mt19937_64& rng, int64_t m, int64_t k, int64_t nout) {
-  DenseCase c;
-  c.x = golden::Tensor<int8_t>({m, k});
-  for (auto& v : c.x.data) v = static_cast<int8_t>(Uniform(rng, -128, 127));
-  c.layer.weights = golden::Tensor<int8_t>({k, nout});
-  for (auto& v : c.layer.weights.data) v = static_cast<int8_t>(Uniform(rng, -128, 127));
-  c.layer.bias.resize(static_cast<size_t>(nout));
-  for (auto& v : c.layer.bias) v = static_cast<int32_t>(Uniform(rng, -30000, 30000));
-  c.layer.input_zero_point = static_cast<int32_t>(Uniform(rng, -20, 20));
-  const double typical = std::sqrt(static_cast<double>(k)) * 128.0 * 80.0;
-  for (int64_t o = 0; o < nout; ++o) {
-    const double real = std::uniform_real_distribution<double>(20.0, 200.0)(rng) / typical;
-    c.layer.requant.multipliers.push_back(golden::QuantizeMultiplier(real));
-  }
-  c.layer.requant.out_zero_point = static_cast<int32_t>(Uniform(rng, -30, 30));
-  c.layer.requant.act_min = Uniform(rng, 0, 1) ? c.layer.requant.out_zero_point : -128;
-  c.layer.requant.act_max = 127;
-  return c;
-}
+using testing::DenseCase;
+using testing::RandomDense;
 
 compiler::DenseProgram Lower(TopBench& b, const DenseCase& c) {
   compiler::DenseProgram p =
