@@ -26,7 +26,7 @@ TOPS = ("rtl", "sc_models", "testbench", "host_driver", "tests", "waveforms", "b
 CHECKED = (".md", ".h", ".cpp", ".sv", ".svh", ".py", ".txt", ".cmake", ".sh", ".in", ".gtkw",
            "Makefile")
 SKIP_MARKER = "check_references: made-up paths"
-# A document cited by its name alone ("see DESIGN.md", "driver.md"): some file of the
+# A document cited by its name alone ("see NOTES.md", "driver.md"): some file of the
 # repository must have that name.
 DOC_NAME = re.compile(r"(?<![\w./-])([A-Za-z][\w-]*\.md)\b")
 REFERENCE = re.compile(r"(?<![\w./@$-])((?:%s)/[\w./-]*)" % "|".join(TOPS))

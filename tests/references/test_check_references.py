@@ -47,8 +47,8 @@ class CheckReferences(unittest.TestCase):
                             "cites sc_models/base/")
 
     def test_document_outside_the_repository_fails(self):
-        self.expect_failure({"sc_models/y.h": "// The system model (DESIGN.md section 4)\n"},
-                            "sc_models/y.h: cites DESIGN.md")
+        self.expect_failure({"sc_models/y.h": "// The system model (NOTES.md section 4)\n"},
+                            "sc_models/y.h: cites NOTES.md")
 
 
 if __name__ == "__main__":
