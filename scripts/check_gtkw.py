@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """check_gtkw.py LAYOUT.gtkw DUMP.fst: fails (exit 1) unless every signal the GTKWave layout
 names exists in the dump (and every bit a #{...} row takes from a vector lies inside it), so a
-renamed or resized RTL signal cannot silently leave a hole in a layout. Reads the dump's signal
-list with fst2vcd (from the gtkwave package)."""
+renamed or resized RTL signal cannot silently leave a hole in a layout, and unless every state
+register (`state_q`) is shown by its value names (GTKWave's enum flag, see ENUM in
+scripts/gen_gtkw_common.py). Reads the dump's signal list with fst2vcd (from the gtkwave
+package)."""
 import re
 import subprocess
 import sys
@@ -50,6 +52,21 @@ def layout_signals(gtkw):
     return wanted
 
 
+ENUM = "@100000028"  # as in scripts/gen_gtkw_common.py
+
+
+def states_shown_as_numbers(gtkw):
+    """The state registers the layout shows with a trace flag other than ENUM."""
+    flags, bad = None, []
+    for line in open(gtkw):
+        line = line.strip()
+        if line.startswith("@"):
+            flags = line
+        elif "state_q" in line and line[0] not in "[*-#" and flags != ENUM:
+            bad.append(line)
+    return bad
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
@@ -58,8 +75,11 @@ def main():
     missing = sorted(set(w for w in wanted if w not in have))
     for m in missing:
         print(f"{sys.argv[1]}: signal not in {sys.argv[2]}: {m}")
+    numbers = states_shown_as_numbers(sys.argv[1])
+    for n in numbers:
+        print(f"{sys.argv[1]}: state shown as a number, not by its value names ({ENUM}): {n}")
     print(f"{sys.argv[1]}: {len(set(wanted)) - len(missing)} of {len(set(wanted))} signals found")
-    sys.exit(1 if missing or not wanted else 0)
+    sys.exit(1 if missing or numbers or not wanted else 0)
 
 
 if __name__ == "__main__":

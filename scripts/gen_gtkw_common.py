@@ -8,6 +8,9 @@ import subprocess
 
 # GTKWave trace flags: right-justified binary, hex, unsigned and signed decimal; group markers.
 BIN, HEX, DEC, SDEC = "@28", "@22", "@24", "@424"
+# A state register's value names: Verilator writes each `typedef enum` signal's names into the
+# FST dump, and GTKWave shows them for a trace with its enum flag (bit 32) over binary.
+ENUM = "@100000028"
 GROUP_BEGIN, GROUP_END = "@800200", "@1000200"
 
 
@@ -86,12 +89,14 @@ class Layout:
 
 
 def signal(name, alias=None, fmt=None):
-    """A row showing signal top.name (binary if one bit, else hex unless fmt says)."""
+    """A row showing signal top.name (binary if one bit, a state register (`state_q`, an enum in
+    the RTL) by its value names, else hex unless fmt says)."""
     def add(layout):
         full = layout._full(name)
         if full is None:
             return
-        layout.lines.append(fmt or (HEX if full.endswith("]") else BIN))
+        default = ENUM if name.endswith("state_q") else HEX if full.endswith("]") else BIN
+        layout.lines.append(fmt or default)
         layout.lines.append(("+{%s} " % alias if alias else "") + full)
     return add
 

@@ -35,12 +35,12 @@ GROUPS = [
     ("RX TLP stream (link -> device)", [
         signal("rx_valid_i"), signal("rx_ready_o"), signal("rx_sop_i"), signal("rx_eop_i"),
         *tlp_header("rx_data_i", "rx"), signal("rx_data_i"),
-        signal(DMA + "u_rx.state_q", "rx state (0 hdr, 1 wr data, 2 cpl, 3 drop)"),
+        signal(DMA + "u_rx.state_q", "rx state"),
         signal("rx_drop_count_o", "rx TLPs dropped", DEC)]),
     ("TX TLP stream (device -> link)", [
         signal("tx_valid_o"), signal("tx_ready_i"), signal("tx_sop_o"), signal("tx_eop_o"),
         *tlp_header("tx_data_o", "tx"), signal("tx_data_o"),
-        signal(DMA + "u_tx.state_q", "tx state (0 idle, 1 cpl data, 2 msi data, 3 mwr data)"),
+        signal(DMA + "u_tx.state_q", "tx state"),
         signal(DMA + "u_tx.mrd_go", "tx picks MRd"), signal(DMA + "u_tx.mwr_go", "tx picks MWr"),
         signal(DMA + "u_tx.msi_go", "tx picks MSI")]),
     ("Register file (BAR0, interrupt, MSI)", [
