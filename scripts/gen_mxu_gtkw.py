@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
-"""Writes waveforms/mxu.gtkw: the GTKWave layout for an MXU trace of size N (default 8, the
-size `make waves` traces). Lanes of the flat port vectors are shown as separate signed values,
-built from the vector's bits with GTKWave's #{name} syntax. Rerun after renaming MXU signals."""
+"""gen_mxu_gtkw.py [N] > OUT.gtkw: the GTKWave layout for an MXU trace of size N (default 8, the
+size `make waves` traces; waveforms/mxu.gtkw). Lanes of the flat port vectors are shown as
+separate signed values, built from the vector's bits with GTKWave's #{name} syntax. Above
+N = 8 the layout shows a fixed corner, not every lane: lanes 0 .. 3 and N - 1 of each port, and
+PEs (0,0) and (N-1,N-1), so a layout for N = 256 stays readable. Rerun after renaming MXU
+signals."""
 import sys
 
 N = int(sys.argv[1]) if len(sys.argv) > 1 else 8
@@ -30,12 +33,20 @@ def plain(fmt, names):
     lines.extend(names)
 
 
+CORNER = 4  # lanes shown from the first corner above N = 8 (and the last lane)
+
+
+def shown_lanes(count):
+    return range(count) if count <= 8 else list(range(CORNER)) + [count - 1]
+
+
 def lanes(port, lane_bits, count, label):
-    """One signed row per lane of a flat vector port: lane i is bits [i*lane_bits +: lane_bits]."""
+    """One signed row per shown lane of a flat vector port: lane i is bits
+    [i*lane_bits +: lane_bits]."""
     width = lane_bits * count
     full = f"{TOP}{port}[{width - 1}:0]"
     lines.append(SDEC)
-    for i in range(count):
+    for i in shown_lanes(count):
         msb = i * lane_bits + lane_bits - 1
         # (k)name is bit k of the vector counted from its MSB.
         bits = " ".join(f"({width - 1 - b}){full}" for b in range(msb, msb - lane_bits, -1))
