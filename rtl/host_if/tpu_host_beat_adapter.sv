@@ -120,8 +120,8 @@ module tpu_host_beat_adapter #(
                             (hm_req_write_i ? wr_req_ready_i : rd_req_ready_i);
 
     // The last piece passes straight through: no added latency, one piece per cycle.
-    assign hm_rsp_valid_o = rd_rsp_valid_i && last_rsp;
-    assign rd_rsp_ready_o = !last_rsp || hm_rsp_ready_i;
+    assign hm_rsp_valid_o = rd_rsp_valid_i && last_rsp && !flush_i;
+    assign rd_rsp_ready_o = (!last_rsp || hm_rsp_ready_i) && !flush_i;
     assign hm_rsp_rdata_o = {rd_rsp_data_i, gdata_q};
     assign hm_rsp_error_o = gerr_q || rd_rsp_error_i;
     assign rsp_fire       = rd_rsp_valid_i && rd_rsp_ready_o;

@@ -18,6 +18,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <ostream>
 #include <random>
 #include <set>
 #include <string>
@@ -39,6 +40,8 @@ struct Config {
   const char* name;
   Factory make;
 };
+void PrintTo(const Config& c, std::ostream* os) { *os << c.name; }
+
 const Config kConfigs[] = {
     {"N8", [] { return MakeBeatAdapterHarness<0>(); }},
     {"N32", [] { return MakeBeatAdapterHarness<1>(); }},
@@ -190,7 +193,7 @@ class Bench {
     }
     // Whatever the adapter took for writing is with the write engine unless it says it holds
     // a beat (or a core beat is being split: the core still offers it).
-    if (!out.wr_held && !(in.hm_req_valid && in.hm_req_write)) {
+    if (!flush && !out.wr_held && !(in.hm_req_valid && in.hm_req_write)) {
       Check(eng_ == ref_, "a write the adapter took is neither written nor held");
     }
 
@@ -393,8 +396,11 @@ TEST_P(BeatAdapter, RunsStayCoalescedAtFullRate) {
                 static_cast<unsigned long long>(cycles), b.rd_beats());
     EXPECT_EQ(b.rd_beats(), lines) << "16 bytes read more than once";
     EXPECT_EQ(b.repeated_reads(), 0);
-    // The run, the latency, the bench's idle tail (8) and a few cycles of pipeline.
-    EXPECT_LE(cycles, static_cast<uint64_t>(cycles_min + kLatency + 8 + 4));
+    // The run, the latency, the bench's idle tail (8) and a few cycles of pipeline (unless
+    // the queue of core reads is too short to cover the latency).
+    if (n() >= 16 || dut_->config().use_depth > kLatency + 4) {
+      EXPECT_LE(cycles, static_cast<uint64_t>(cycles_min + kLatency + 8 + 4));
+    }
   }
   {
     Bench b(dut_.get(), p, Seed(401));
@@ -414,9 +420,26 @@ TEST_P(BeatAdapter, FullWritesMergeIntoWholeBeats) {
   Profile p;
   p.wr_stall = 0.5;
   Bench b(dut_.get(), p, Seed(500));
-  b.Add({true, kBase + 16, 1024 / n(), true});
+  const uint64_t offset = 3 * n(), bytes = 1024;  // mid-line for N < 16
+  b.Add({true, kBase + offset, static_cast<int>(bytes / n()), true});
   b.Run();
-  EXPECT_EQ(b.wr_beats(), 1024 / 16);
+  EXPECT_EQ(b.wr_beats(), static_cast<int>((offset + bytes + 15) / 16 - offset / 16));
+}
+
+// Read, write, read of the same bytes back to back while the first read's data is still on
+// its way: the second read must not join the first (it would return the bytes from before the
+// write), and must not pass the write.
+TEST_P(BeatAdapter, ReadAfterWriteOfTheSameBytesSeesTheWrite) {
+  Profile p;
+  p.latency_min = p.latency_max = 30;
+  Bench b(dut_.get(), p, Seed(600));
+  for (int i = 0; i < 8; ++i) {
+    const uint64_t a = kBase + 256 * i + (n() < 16 ? n() * (i % (16 / n())) : 0);
+    b.Add({false, a, 1});
+    b.Add({true, a, 1, true});
+    b.Add({false, a, 1});
+  }
+  b.Run();
 }
 
 INSTANTIATE_TEST_SUITE_P(Configs, BeatAdapter, ::testing::ValuesIn(kConfigs),
