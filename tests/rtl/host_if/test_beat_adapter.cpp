@@ -55,15 +55,15 @@ constexpr uint64_t kBase = 0x1'2345'6000ull;
 constexpr uint64_t kWindow = 4096;
 
 struct Profile {
-  double core_gap = 0;      // probability the core offers nothing in a cycle
-  double rsp_stall = 0;     // ... that it does not take a response
-  double rd_stall = 0;      // ... that the read engine does not take a read
-  double wr_stall = 0;      // ... that the write engine does not take a beat
-  int latency_min = 1;      // read engine: cycles from taking a read to its data
+  double core_gap = 0;   // probability the core offers nothing in a cycle
+  double rsp_stall = 0;  // ... that it does not take a response
+  double rd_stall = 0;   // ... that the read engine does not take a read
+  double wr_stall = 0;   // ... that the write engine does not take a beat
+  int latency_min = 1;   // read engine: cycles from taking a read to its data
   int latency_max = 1;
-  double rsp_gap = 0;       // ... probability a ready response is not offered
-  double flush = 0;         // probability of a flush pulse in a cycle
-  double fault_lines = 0;   // share of 16-byte lines that fail
+  double rsp_gap = 0;      // ... probability a ready response is not offered
+  double flush = 0;        // probability of a flush pulse in a cycle
+  double fault_lines = 0;  // share of 16-byte lines that fail
 };
 
 // One transfer of the core: `beats` consecutive beats from `addr`, all reads or all writes.
@@ -203,8 +203,7 @@ class Bench {
       Check(out.rd_req_addr >= kBase && out.rd_req_addr + 16 <= kBase + kWindow,
             "read outside the window");
       EngineRead e;
-      e.ready_at = dut_->cycle() + p_.latency_min +
-                   rng_() % (p_.latency_max - p_.latency_min + 1);
+      e.ready_at = dut_->cycle() + p_.latency_min + rng_() % (p_.latency_max - p_.latency_min + 1);
       for (int i = 0; i < 16; ++i) e.data[i] = eng_[out.rd_req_addr - kBase + i];
       e.error = fault_.count(out.rd_req_addr) != 0;
       // The same 16 bytes read twice in a row while the first read's data is still wanted.

@@ -29,6 +29,12 @@
 #define TPU_TOP_DEVICE 0
 #endif
 
+// The device under test: configuration K of isa/devices.json (CMake builds this file once
+// per device it names; n16_small, K = 0, by default).
+#ifndef TPU_TOP_DEVICE
+#define TPU_TOP_DEVICE 0
+#endif
+
 namespace tpu::tb {
 namespace {
 

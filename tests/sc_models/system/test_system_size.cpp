@@ -38,6 +38,10 @@ namespace tpu::sys {
 namespace {
 
 TpuSystem* g_system = nullptr;
+
+using sys::testing::ReadToUb;
+using sys::testing::WriteFromUb;
+using sys::testing::ReadHostNs;
 int64_t g_n = 0;  // the device's N
 
 // ---- dense layers ----------------------------------------------------------------------------
@@ -68,8 +72,8 @@ uint64_t RunDense(const Shape& s, uint64_t seed) {
                 static_cast<long long>(s.n), p.instrs.size(),
                 static_cast<unsigned long long>(cycles), *e.stats.mxu_utilization);
   });
-  const golden::Tensor<int8_t> want = golden::Dense(c.x, c.layer.weights, c.layer.bias,
-                                                    c.layer.input_zero_point, c.layer.requant);
+  const golden::Tensor<int8_t> want =
+      golden::Dense(c.x, c.layer.weights, c.layer.bias, c.layer.input_zero_point, c.layer.requant);
   EXPECT_EQ(y.shape, want.shape);
   size_t wrong = 0;
   for (size_t i = 0; i < want.data.size() && i < y.data.size(); ++i) {
@@ -84,10 +88,12 @@ uint64_t RunDense(const Shape& s, uint64_t seed) {
 TEST(SystemSize, DenseLayersMatchGolden) {
   const uint64_t seed = sys::testing::TestSeed(20261125);
   const int64_t n = g_n;
-  const std::vector<Shape> shapes = {
-      {1, 1, 1},         {n, n, n},           {n + 3, n - 1, n + 5},
-      {3 * n + 1, 2 * n + 7, n / 2 + 1},   {37, 2 * n + 1, 3 * n - 2},
-      {4 * n, 2 * n, 2 * n}};
+  const std::vector<Shape> shapes = {{1, 1, 1},
+                                     {n, n, n},
+                                     {n + 3, n - 1, n + 5},
+                                     {3 * n + 1, 2 * n + 7, n / 2 + 1},
+                                     {37, 2 * n + 1, 3 * n - 2},
+                                     {4 * n, 2 * n, 2 * n}};
   for (size_t i = 0; i < shapes.size(); ++i) {
     SCOPED_TRACE("shape " + std::to_string(i));
     RunDense(shapes[i], seed + i);
@@ -100,23 +106,6 @@ TEST(SystemSize, DenseLayersMatchGolden) {
 constexpr uint64_t kGuard = 48;
 constexpr uint8_t kGuardByte = 0xA5;
 
-isa::ReadHost ReadToUb(uint64_t host, uint32_t row, uint32_t length) {
-  isa::ReadHost r;
-  r.target = isa::Target::kUb;
-  r.host = host;
-  r.dest = row;
-  r.length = length;
-  return r;
-}
-
-isa::WriteHost WriteFromUb(uint32_t row, uint64_t host, uint32_t length) {
-  isa::WriteHost w;
-  w.ub = row;
-  w.host = host;
-  w.length = length;
-  return w;
-}
-
 // host src -> UB -> host dst at offsets that are not multiples of N or 16, each transfer in two
 // instructions split at a row (the second READ_HOST starts where the first ended, the second
 // WRITE_HOST continues the first one's last 16 bytes): the bytes arrive exactly and the guards
@@ -125,8 +114,8 @@ TEST(SystemSize, HostToUbToHostAtOddOffsets) {
   const uint64_t seed = sys::testing::TestSeed(77);
   std::mt19937_64 rng(seed);
   const uint32_t n = static_cast<uint32_t>(g_n);
-  const std::vector<uint32_t> lengths = {1, 3, n - 1, n, n + 1, 15, 16, 17, 31, 33,
-                                         2 * n + 5, 255, 256, 257, 1000, 4099};
+  const std::vector<uint32_t> lengths = {1,  3,  n - 1,     n,   n + 1, 15,  16,   17,
+                                         31, 33, 2 * n + 5, 255, 256,   257, 1000, 4099};
   g_system->Run([&](device::DeviceBus& bus) {
     device::Device dev(bus);
     const uint64_t base = dev.dma_region().address + 0x10000;
@@ -161,16 +150,6 @@ TEST(SystemSize, HostToUbToHostAtOddOffsets) {
 
 // ---- READ_HOST rate ----------------------------------------------------------------------------
 
-double ReadHostNs(device::Device& dev, uint64_t src, uint32_t length) {
-  isa::ReadHost r;
-  r.target = isa::Target::kDram;
-  r.host = src;
-  r.dest = 0;
-  r.length = length;
-  const device::RunResult result = dev.Run({r, isa::Halt{}});
-  return result.end_ns - result.start_ns;
-}
-
 // The streaming rate (difference of two sizes: fixed costs cancel) is at least 90% of the
 // device's bound and does not exceed it.
 TEST(SystemSize, ReadHostStreamsAtTheDeviceBound) {
@@ -196,10 +175,11 @@ TEST(SystemSize, ReadHostStreamsAtTheDeviceBound) {
   EXPECT_TRUE(std::equal(dram.begin(), dram.begin() + kBig,
                          sys::testing::RandomBytes(again, kBig).begin()));
   const double rate = (kBig - kSmall) / ((big_ns - small_ns) * 1e-9);
-  std::printf("N = %lld: link payload limit %.2f GB/s, device bound %.2f GB/s; READ_HOST "
-              "streams at %.2f GB/s (%.1f%% of the bound, %.3f of the link limit)\n",
-              static_cast<long long>(g_n), link_limit / 1e9, device_limit / 1e9, rate / 1e9,
-              100 * rate / bound, rate / link_limit);
+  std::printf(
+      "N = %lld: link payload limit %.2f GB/s, device bound %.2f GB/s; READ_HOST "
+      "streams at %.2f GB/s (%.1f%% of the bound, %.3f of the link limit)\n",
+      static_cast<long long>(g_n), link_limit / 1e9, device_limit / 1e9, rate / 1e9,
+      100 * rate / bound, rate / link_limit);
   EXPECT_GE(rate, 0.90 * bound);
   EXPECT_LE(rate, 1.01 * bound);
 }
