@@ -39,9 +39,9 @@ namespace {
 
 TpuSystem* g_system = nullptr;
 
+using sys::testing::ReadHostNs;
 using sys::testing::ReadToUb;
 using sys::testing::WriteFromUb;
-using sys::testing::ReadHostNs;
 int64_t g_n = 0;  // the device's N
 
 // ---- dense layers ----------------------------------------------------------------------------
