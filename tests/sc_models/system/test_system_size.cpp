@@ -5,9 +5,9 @@
 //   - random dense layers lowered by the compiler, bit-exact with tpu::golden::Dense;
 //   - READ_HOST / WRITE_HOST of many lengths at odd host offsets through the UB, guard bytes
 //     around the destination intact;
-//   - a large READ_HOST streams at the device's bound: min(N, 16) bytes per cycle (the core
-//     moves one beat per cycle, the DMA engines one 16-byte beat), less one beat in 17 for the
-//     completions' headers, and the link's payload limit.
+//   - a large READ_HOST streams at the device's bound: the least of N bytes per cycle (the
+//     core moves one beat per cycle), 16 bytes per cycle less one beat in 17 for the
+//     completions' headers (the 128-bit receive stream) and the link's payload limit.
 // One SystemC elaboration per process: CMake builds this file once per device.
 #include <gtest/gtest.h>
 
@@ -157,8 +157,10 @@ TEST(SystemSize, ReadHostStreamsAtTheDeviceBound) {
   const sc::LinkTiming timing(g_system->config().link);
   const double link_limit = timing.payload_limit_bytes_per_s(12);  // CplD: 3-DW header
   const double clock_hz = g_system->config().clock_mhz * 1e6;
-  const double beat = static_cast<double>(std::min<int64_t>(g_n, 16));
-  const double device_limit = beat * clock_hz * 16.0 / 17.0;
+  // The receive stream: 16 bytes a cycle, one beat in 17 a completion's header; the core:
+  // N bytes a cycle.
+  const double device_limit =
+      std::min(16.0 * clock_hz * 16.0 / 17.0, static_cast<double>(g_n) * clock_hz);
   const double bound = std::min(link_limit, device_limit);
   double small_ns = 0, big_ns = 0;
   std::mt19937_64 rng(11);
