@@ -39,6 +39,7 @@ namespace tpu::tb {
 namespace {
 
 constexpr uint64_t kRing = 0x80000000;        // instruction ring (3-DW headers)
+constexpr uint32_t kRingSlots = 256;          // holds a lowered 150 x 70 x 40 layer at N = 8
 constexpr uint64_t kData = 0x1'0000'0000ull;  // images and results (4-DW headers)
 constexpr uint64_t kDataBytes = 16ull << 20;
 constexpr uint64_t kMsi = 0xfee00000;
@@ -85,7 +86,7 @@ std::unique_ptr<TopBench> MakeBench(bool stressed, uint64_t base, const std::str
     b->dram().set_timing(t);
   }
   b->EnableMsi(kMsi, kMsiData);
-  b->SetupRing(kRing, 64);
+  b->SetupRing(kRing, kRingSlots);
   return b;
 }
 
@@ -155,7 +156,7 @@ TEST(TpuTop, RegistersOverTlps) {
   EXPECT_EQ(b->ReadReg(regs::kMsiData), kMsiData);
   EXPECT_EQ(b->ReadReg(regs::kMsiAddrLo), static_cast<uint32_t>(kMsi));
   EXPECT_EQ(b->ReadReg(regs::kRingBaseLo), static_cast<uint32_t>(kRing));
-  EXPECT_EQ(b->ReadReg(regs::kRingSize), 64u);
+  EXPECT_EQ(b->ReadReg(regs::kRingSize), kRingSlots);
   EXPECT_EQ(b->ReadReg(regs::kControl), regs::kControlIrqEnableMask);
   ExpectNoViolations(*b);
 }

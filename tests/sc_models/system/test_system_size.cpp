@@ -53,7 +53,7 @@ struct Shape {
 // Runs one layer through the driver and compares with golden; returns the device's cycles.
 uint64_t RunDense(const Shape& s, uint64_t seed) {
   std::mt19937_64 rng(seed);
-  const testing::DenseCase c = testing::RandomDense(rng, s.m, s.k, s.n);
+  const tpu::testing::DenseCase c = tpu::testing::RandomDense(rng, s.m, s.k, s.n);
   golden::Tensor<int8_t> y;
   uint64_t cycles = 0;
   g_system->Run([&](device::DeviceBus& bus) {
@@ -93,7 +93,8 @@ TEST(SystemSize, DenseLayersMatchGolden) {
                                      {n + 3, n - 1, n + 5},
                                      {3 * n + 1, 2 * n + 7, n / 2 + 1},
                                      {37, 2 * n + 1, 3 * n - 2},
-                                     {4 * n, 2 * n, 2 * n}};
+                                     {4 * n, 2 * n, 2 * n},
+                                     {4 * n, 8 * n, 8 * n}};
   for (size_t i = 0; i < shapes.size(); ++i) {
     SCOPED_TRACE("shape " + std::to_string(i));
     RunDense(shapes[i], seed + i);
