@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -56,6 +57,8 @@ uint64_t RunDense(const Shape& s, uint64_t seed) {
   const tpu::testing::DenseCase c = tpu::testing::RandomDense(rng, s.m, s.k, s.n);
   golden::Tensor<int8_t> y;
   uint64_t cycles = 0;
+  const uint64_t clocked = g_system->device().stats().cycles;
+  const auto wall_start = std::chrono::steady_clock::now();
   g_system->Run([&](device::DeviceBus& bus) {
     device::Device dev(bus);
     EXPECT_EQ(dev.info().limits.n, g_n) << "the device reports another N than it was built with";
@@ -72,6 +75,12 @@ uint64_t RunDense(const Shape& s, uint64_t seed) {
                 static_cast<long long>(s.n), p.instrs.size(),
                 static_cast<unsigned long long>(cycles), *e.stats.mxu_utilization);
   });
+  // The whole system's simulation speed (driver, link model, RTL), for the record.
+  const double wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  const uint64_t simulated = g_system->device().stats().cycles - clocked;
+  std::printf("  simulated %llu device cycles in %.2f s: %.0f cycles/s\n",
+              static_cast<unsigned long long>(simulated), wall, simulated / wall);
   const golden::Tensor<int8_t> want =
       golden::Dense(c.x, c.layer.weights, c.layer.bias, c.layer.input_zero_point, c.layer.requant);
   EXPECT_EQ(y.shape, want.shape);
