@@ -23,10 +23,23 @@
 #include "host_if/top_model.h"
 #include "regs/regs.h"
 
+// The device under test: configuration K of isa/devices.json (CMake builds this file once
+// per device it names; n16_small, K = 0, by default).
+#ifndef TPU_TOP_DEVICE
+#define TPU_TOP_DEVICE 0
+#endif
+
+// The device under test: configuration K of isa/devices.json (CMake builds this file once
+// per device it names; n16_small, K = 0, by default).
+#ifndef TPU_TOP_DEVICE
+#define TPU_TOP_DEVICE 0
+#endif
+
 namespace tpu::tb {
 namespace {
 
 constexpr uint64_t kRing = 0x80000000;        // instruction ring (3-DW headers)
+constexpr uint32_t kRingSlots = 256;          // holds a lowered 150 x 70 x 40 layer at N = 8
 constexpr uint64_t kData = 0x1'0000'0000ull;  // images and results (4-DW headers)
 constexpr uint64_t kDataBytes = 16ull << 20;
 constexpr uint64_t kMsi = 0xfee00000;
@@ -61,7 +74,7 @@ RcConfig Rc(const TopConfig& c, bool stressed, uint64_t seed) {
 
 std::unique_ptr<TopBench> MakeBench(bool stressed, uint64_t base, const std::string& name) {
   const uint64_t seed = Seed(base);
-  auto model = MakeTopModel<0>(TestHarnessOptions(name));
+  auto model = MakeTopModel<TPU_TOP_DEVICE>(TestHarnessOptions(name));
   const TopConfig c = model->config();
   auto b = std::make_unique<TopBench>(std::move(model), Rc(c, stressed, seed), seed);
   if (stressed) {
@@ -73,7 +86,7 @@ std::unique_ptr<TopBench> MakeBench(bool stressed, uint64_t base, const std::str
     b->dram().set_timing(t);
   }
   b->EnableMsi(kMsi, kMsiData);
-  b->SetupRing(kRing, 64);
+  b->SetupRing(kRing, kRingSlots);
   return b;
 }
 
@@ -143,7 +156,7 @@ TEST(TpuTop, RegistersOverTlps) {
   EXPECT_EQ(b->ReadReg(regs::kMsiData), kMsiData);
   EXPECT_EQ(b->ReadReg(regs::kMsiAddrLo), static_cast<uint32_t>(kMsi));
   EXPECT_EQ(b->ReadReg(regs::kRingBaseLo), static_cast<uint32_t>(kRing));
-  EXPECT_EQ(b->ReadReg(regs::kRingSize), 64u);
+  EXPECT_EQ(b->ReadReg(regs::kRingSize), kRingSlots);
   EXPECT_EQ(b->ReadReg(regs::kControl), regs::kControlIrqEnableMask);
   ExpectNoViolations(*b);
 }

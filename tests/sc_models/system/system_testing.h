@@ -1,6 +1,6 @@
-// Helpers of the system-level tests (tests/sc_models/system/test_*.cpp): each binary builds ONE TpuSystem
-// in its sc_main (SystemC elaborates once per process, tests/sc_models/sc_testing.h) and its
-// tests run jobs in it with TpuSystem::Run. ctest runs every test in a process of its own, so
+// Helpers of the system-level tests (tests/sc_models/system/test_*.cpp): each binary builds ONE
+// TpuSystem in its sc_main (SystemC elaborates once per process, tests/sc_models/sc_testing.h) and
+// its tests run jobs in it with TpuSystem::Run. ctest runs every test in a process of its own, so
 // a test must also pass after any other test of its binary: each one sets up the device state
 // it depends on (soft reset, MSI, ring) instead of assuming a fresh elaboration, and drains
 // interrupts left over by earlier tests.
@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "device/device.h"
 #include "device/device_bus.h"
 #include "isa/isa.h"
 #include "regs/regs.h"
@@ -76,6 +77,37 @@ inline std::vector<uint8_t> RandomBytes(std::mt19937_64& rng, size_t n) {
 inline uint64_t DwBytes(uint64_t address, uint64_t length) {
   if (length == 0) return 0;
   return ((address + length + 3) / 4 - address / 4) * 4;
+}
+
+// READ_HOST of `length` bytes from host address `host` into the UB from `row`.
+inline isa::ReadHost ReadToUb(uint64_t host, uint32_t row, uint32_t length) {
+  isa::ReadHost r;
+  r.target = isa::Target::kUb;
+  r.host = host;
+  r.dest = row;
+  r.length = length;
+  return r;
+}
+
+// WRITE_HOST of `length` bytes from UB row `row` to host address `host`.
+inline isa::WriteHost WriteFromUb(uint32_t row, uint64_t host, uint32_t length) {
+  isa::WriteHost w;
+  w.ub = row;
+  w.host = host;
+  w.length = length;
+  return w;
+}
+
+// A READ_HOST of `length` bytes from `src` into the weight DRAM, then HALT: simulated ns from
+// doorbell to MSI.
+inline double ReadHostNs(device::Device& dev, uint64_t src, uint32_t length) {
+  isa::ReadHost r;
+  r.target = isa::Target::kDram;
+  r.host = src;
+  r.dest = 0;
+  r.length = length;
+  const device::RunResult result = dev.Run({r, isa::Halt{}});
+  return result.end_ns - result.start_ns;
 }
 
 // The ring of a raw program (tests that drive the registers themselves, not through

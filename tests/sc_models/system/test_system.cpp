@@ -26,6 +26,9 @@ namespace {
 
 TpuSystem* g_system = nullptr;
 
+using sys::testing::ReadToUb;
+using sys::testing::WriteFromUb;
+
 TEST(System, ReadsIdOverTheLink) {
   uint32_t id = 0;
   g_system->Run([&](device::DeviceBus& bus) { id = bus.ReadRegister(regs::kId); });
@@ -170,23 +173,6 @@ TEST_P(SystemRandomDense, MatchesGolden) {
 INSTANTIATE_TEST_SUITE_P(Seeded, SystemRandomDense, ::testing::Range(0, 6));
 
 // ---- Device errors ---------------------------------------------------------------------------
-
-isa::ReadHost ReadToUb(uint64_t host, uint32_t row, uint32_t length) {
-  isa::ReadHost r;
-  r.target = isa::Target::kUb;
-  r.host = host;
-  r.dest = row;
-  r.length = length;
-  return r;
-}
-
-isa::WriteHost WriteFromUb(uint32_t row, uint64_t host, uint32_t length) {
-  isa::WriteHost w;
-  w.ub = row;
-  w.host = host;
-  w.length = length;
-  return w;
-}
 
 // A READ_HOST that touches a host fault range (the root complex answers UR) stops the device
 // with DMA_ERROR at that instruction's index; once the fault is gone, the next run through the

@@ -23,6 +23,9 @@ namespace {
 
 TpuSystem* g_system = nullptr;
 
+using sys::testing::ReadToUb;
+using sys::testing::WriteFromUb;
+
 constexpr uint32_t kN = 16;
 constexpr uint32_t kUbRows = 4096;
 constexpr uint64_t kGuard = 80;    // guard bytes on each side of a destination
@@ -57,23 +60,6 @@ void PrintTo(const DmaCase& c, std::ostream* os) {
 }
 
 uint32_t RowsOf(uint32_t length) { return (length + kN - 1) / kN; }
-
-isa::ReadHost ReadToUb(uint64_t host, uint32_t row, uint32_t length) {
-  isa::ReadHost r;
-  r.target = isa::Target::kUb;
-  r.host = host;
-  r.dest = row;
-  r.length = length;
-  return r;
-}
-
-isa::WriteHost WriteFromUb(uint32_t row, uint64_t host, uint32_t length) {
-  isa::WriteHost w;
-  w.ub = row;
-  w.host = host;
-  w.length = length;
-  return w;
-}
 
 // Fills [address - kGuard, address + length + kGuard) with guard bytes.
 void Guard(device::HostMemory& m, uint64_t address, uint64_t length) {

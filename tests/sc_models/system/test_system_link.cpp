@@ -102,17 +102,6 @@ TEST(SystemLink, PayloadBytesMatchWhatWasMoved) {
   });
 }
 
-// A READ_HOST of `length` bytes into the weight DRAM: simulated ns from doorbell to MSI.
-double ReadHostNs(device::Device& dev, uint32_t length) {
-  isa::ReadHost r;
-  r.target = isa::Target::kDram;
-  r.host = kSrc;
-  r.dest = 0;
-  r.length = length;
-  const device::RunResult result = dev.Run({r, isa::Halt{}});
-  return result.end_ns - result.start_ns;
-}
-
 // The achieved READ_HOST rate, from the difference of two transfer sizes (the fixed costs, ring
 // fetch, first request's round trip, MSI, cancel out), is at least 90% of the bound
 // min(link payload limit, 16 B x clock x 16/17) and does not exceed it.
@@ -128,8 +117,8 @@ TEST(SystemLink, ReadHostBandwidthNearTheDeviceBound) {
   g_system->Run([&](device::DeviceBus& bus) {
     device::Device dev(bus);
     dev.host_memory().Write(kSrc, testing::RandomBytes(rng, kBig));
-    small_ns = ReadHostNs(dev, kSmall);
-    big_ns = ReadHostNs(dev, kBig);
+    small_ns = testing::ReadHostNs(dev, kSrc, kSmall);
+    big_ns = testing::ReadHostNs(dev, kSrc, kBig);
   });
   // The data arrived (the last one wrote the whole range).
   const std::vector<uint8_t>& dram = g_system->dram().bytes();
