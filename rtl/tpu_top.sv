@@ -3,8 +3,8 @@
 // PCIe endpoint: TLP streams, BAR0 registers, DMA, instruction ring, MSI) and the core
 // (rtl/tpu_core.sv: controller, MXU, unified buffer, accumulators, weight FIFO, activation
 // pipeline). The TLP streams and the weight-DRAM ports of the core are the device's pins;
-// docs/host_if.md is the contract. The core's host-memory beats are one TLP beat each, so the
-// device is built with N = 16.
+// docs/host_if.md is the contract. The core's host-memory beats (N bytes) reach the 16-byte
+// DMA engines through the host interface's beat adapter, so any N the core takes works.
 //
 // CONTROL.soft_reset resets the core through its rst_ni (for the one cycle the register
 // file's pulse lasts; the memories keep their contents) and the host interface's DMA and ring
@@ -13,7 +13,7 @@
 // received, and after a soft reset takes and drops that many before the core sees DRAM beats
 // again (the DRAM answers in order, so they are exactly the stale ones).
 module tpu_top #(
-  parameter int unsigned N          = 16,                // MXU size (16 only, see above)
+  parameter int unsigned N          = 16,                // MXU size
   parameter int unsigned UbRows     = tpu_pkg::UbDepth,  // UB rows
   parameter int unsigned AccRows    = tpu_pkg::AccDepth, // accumulator rows
   parameter int unsigned DramBytes  = 32'd67108864,      // weight-DRAM bytes
@@ -217,7 +217,6 @@ module tpu_top #(
   logic unused_status;
   assign unused_status = ring_active;
 
-  `TPU_ASSERT_INIT(BeatIsSixteenBytes, N == 16)
   `TPU_ASSERT_INIT(TileIsWholeBeats, (N * N * 8) % DramWidth == 0)
   `TPU_ASSERT(OwedBeatsBounded, wd_owed_q < 16'hff00, clk_i, rst_ni)
   `TPU_ASSERT(NoBeatUnowed, !wd_rsp_fire || wd_owed_q != '0, clk_i, rst_ni)

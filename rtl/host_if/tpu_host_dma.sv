@@ -6,7 +6,9 @@
 // - tpu_host_dma_rd: DMA reads for two clients (0: the core's host-memory port, NumTags - 2
 //   tags; 1: the instruction ring, 2 tags), with coalescing, tags, reassembly, timeouts,
 // - tpu_host_dma_wr: DMA writes coalesced into MWr TLPs; a run is closed by wr_close_i and by
-//   every client-0 read taken, so that a read never waits for the write engine's idle gap,
+//   every client-0 read taken, so that a read never waits for the write engine's idle gap;
+//   wr_held_i (a write beat held in front of it, by tpu_host_beat_adapter) keeps wr_empty_o
+//   low, so that client-0 MRds and MSIs also wait for that beat,
 // - tpu_host_tx: formats and arbitrates the TLPs sent (register read completions, MSI, MWr,
 //   MRd).
 // The register file and the ring are outside (tpu_host_if): a register read's completion
@@ -64,7 +66,8 @@ module tpu_host_dma #(
   input  logic [63:0]  wr_req_addr_i,     // host byte address, a multiple of 16
   input  logic [127:0] wr_req_data_i,     // byte b at [8b +: 8]
   input  logic [15:0]  wr_req_mask_i,     // bytes written
-  output logic         wr_empty_o,        // no beat, run or TLP left in the write engine
+  input  logic         wr_held_i,         // a write beat waits in front of the write engine
+  output logic         wr_empty_o,        // no beat, run or TLP left in or before it
   // MSI.
   input  logic         msi_request_i,     // pulse: send one MSI
   input  logic [63:0]  msi_addr_i,        // MSI address
@@ -98,7 +101,7 @@ module tpu_host_dma #(
   logic [9:0]   mrd_dwords;
   logic [7:0]   mrd_tag;
   // write engine -> tx: MWr headers and payload
-  logic         wr_close;
+  logic         wr_close, wr_engine_empty;
   logic         hdr_valid, hdr_ready, pay_valid, pay_ready, pay_last;
   logic [63:0]  hdr_addr;
   logic [9:0]   hdr_dwords;
@@ -212,8 +215,12 @@ module tpu_host_dma #(
     .pay_ready_i    (pay_ready),
     .pay_data_o     (pay_data),
     .pay_last_o     (pay_last),
-    .empty_o        (wr_empty_o)
+    .empty_o        (wr_engine_empty)
   );
+
+  // A beat held in front of the write engine (tpu_host_beat_adapter merging the core's narrow
+  // beats) counts as written: client-0 MRds and MSIs wait for it as for the engine's own.
+  assign wr_empty_o = wr_engine_empty && !wr_held_i;
 
   // ---- transmit ----------------------------------------------------------------------------
   tpu_host_tx u_tx (

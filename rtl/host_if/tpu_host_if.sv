@@ -6,16 +6,19 @@
 //   arbitrating the TLPs sent),
 // - tpu_host_regs: the BAR0 register file,
 // - tpu_host_ring: the instruction ring feeding the core's instruction port,
+// - tpu_host_beat_adapter: the core's host-memory beats (N bytes) as the engines' 16-byte
+//   beats (split for N > 16, shared for N < 16, wires for N = 16),
 // and drives the core's control, instruction and host-memory ports (docs/controller.md
-// section 5). The core's host-memory beats are one TLP beat each: N must be 16.
+// section 5).
 //
 // Soft reset (CONTROL.soft_reset): core_soft_reset_o pulses for one cycle (tpu_top resets
 // the core with it); the read engine drops both clients' requests and beats (outstanding
 // requests become orphans whose completions are thrown away), the write engine drops what no
-// TLP header has left with, the ring goes back to slot 0 and stops. The register file keeps
+// TLP header has left with, the beat adapter drops what it holds, the ring goes back to slot 0
+// and stops. The register file keeps
 // its configuration (docs/registers.md); a TLP being sent is finished.
 module tpu_host_if #(
-  parameter int unsigned N          = 16,        // MXU size; host-memory beat bytes (16 only)
+  parameter int unsigned N          = 16,        // MXU size; host-memory beat bytes
   parameter int unsigned UbRows     = 4096,      // CAP_UB_ROWS
   parameter int unsigned AccRows    = 1024,      // CAP_ACC_ROWS
   parameter int unsigned DramBytes  = 67108864,  // CAP_DRAM_BYTES
@@ -48,11 +51,11 @@ module tpu_host_if #(
   output logic             instr_valid_o,     // an instruction is offered
   input  logic             instr_ready_i,     // ... and taken this cycle
   output logic [127:0]     instr_o,           // the instruction
-  // Core host-memory port (one beat of 16 bytes per request, reads answered in order).
+  // Core host-memory port (one beat of N bytes per request, reads answered in order).
   input  logic             hm_req_valid_i,    // a request is offered
   output logic             hm_req_ready_o,    // ... and taken this cycle
   input  logic             hm_req_write_i,    // 1 write, 0 read
-  input  logic [47:0]      hm_req_addr_i,     // host byte address, a multiple of 16
+  input  logic [47:0]      hm_req_addr_i,     // host byte address, a multiple of N
   input  logic [8*N-1:0]   hm_req_wdata_i,    // byte b at [8b +: 8]
   input  logic [N-1:0]     hm_req_wmask_i,    // bytes written
   output logic             hm_rsp_valid_o,    // read data of the oldest read
@@ -98,22 +101,59 @@ module tpu_host_if #(
   logic [255:0] rd_rsp_data;
   logic         rd_busy, cpl_unexpected, rd_timeout;
   // write engine
-  logic         wr_req_valid, wr_req_ready, wr_empty;
+  logic         wr_req_valid, wr_req_ready, wr_held, wr_empty;
+  logic [47:0]  wr_req_addr;
+  logic [127:0] wr_req_data;
+  logic [15:0]  wr_req_mask;
+  // beat adapter -> read engine (client 0)
+  logic         hr_req_valid, hr_rsp_ready;
+  logic [47:0]  hr_req_addr;
   // ring
   logic         ring_req_valid, ring_req_ready, ring_req_last, ring_flush, ring_rsp_ready;
   logic [63:0]  ring_req_addr;
 
+  // ---- core beats as 16-byte beats ---------------------------------------------------------
+  // Reads use u_dma's client 0 and writes its write engine; flushed with them on soft reset.
+  // The engines hold up to NumTags - 2 requests of MaxReadReq bytes for the core: as many
+  // core reads may wait for data in the adapter (N < 16).
+  tpu_host_beat_adapter #(
+    .N       (N),
+    .UseDepth(NumTags * MaxReadReq / 16)
+  ) u_beats (
+    .clk_i          (clk_i),
+    .rst_ni         (rst_ni),
+    .flush_i        (soft_reset),
+    .hm_req_valid_i (hm_req_valid_i),
+    .hm_req_ready_o (hm_req_ready_o),
+    .hm_req_write_i (hm_req_write_i),
+    .hm_req_addr_i  (hm_req_addr_i),
+    .hm_req_wdata_i (hm_req_wdata_i),
+    .hm_req_wmask_i (hm_req_wmask_i),
+    .hm_rsp_valid_o (hm_rsp_valid_o),
+    .hm_rsp_ready_i (hm_rsp_ready_i),
+    .hm_rsp_rdata_o (hm_rsp_rdata_o),
+    .hm_rsp_error_o (hm_rsp_error_o),
+    .rd_req_valid_o (hr_req_valid),
+    .rd_req_ready_i (rd_req_ready[0]),
+    .rd_req_addr_o  (hr_req_addr),
+    .rd_rsp_valid_i (rd_rsp_valid[0]),
+    .rd_rsp_ready_o (hr_rsp_ready),
+    .rd_rsp_data_i  (rd_rsp_data[127:0]),
+    .rd_rsp_error_i (rd_rsp_error[0]),
+    .wr_req_valid_o (wr_req_valid),
+    .wr_req_ready_i (wr_req_ready),
+    .wr_req_addr_o  (wr_req_addr),
+    .wr_req_data_o  (wr_req_data),
+    .wr_req_mask_o  (wr_req_mask),
+    .wr_held_o      (wr_held)
+  );
+
   // ---- TLP and DMA path --------------------------------------------------------------------
   assign rd_flush       = {ring_flush, soft_reset};
-  assign rd_req_valid   = {ring_req_valid, hm_req_valid_i && !hm_req_write_i};
-  assign rd_req_addr    = {ring_req_addr, 16'h0, hm_req_addr_i};
+  assign rd_req_valid   = {ring_req_valid, hr_req_valid};
+  assign rd_req_addr    = {ring_req_addr, 16'h0, hr_req_addr};
   assign rd_req_last    = {ring_req_last, 1'b0};
-  assign rd_rsp_ready   = {ring_rsp_ready, hm_rsp_ready_i};
-  assign wr_req_valid   = hm_req_valid_i && hm_req_write_i;
-  assign hm_req_ready_o = hm_req_write_i ? wr_req_ready : rd_req_ready[0];
-  assign hm_rsp_valid_o = rd_rsp_valid[0];
-  assign hm_rsp_rdata_o = rd_rsp_data[127:0];
-  assign hm_rsp_error_o = rd_rsp_error[0];
+  assign rd_rsp_ready   = {ring_rsp_ready, hr_rsp_ready};
   assign ring_req_ready = rd_req_ready[1];
 
   // The core's reads are client 0, so each one taken closes the write engine's open run.
@@ -158,9 +198,10 @@ module tpu_host_if #(
     .wr_close_i       (1'b0),
     .wr_req_valid_i   (wr_req_valid),
     .wr_req_ready_o   (wr_req_ready),
-    .wr_req_addr_i    ({16'h0, hm_req_addr_i}),
-    .wr_req_data_i    (hm_req_wdata_i),
-    .wr_req_mask_i    (hm_req_wmask_i),
+    .wr_req_addr_i    ({16'h0, wr_req_addr}),
+    .wr_req_data_i    (wr_req_data),
+    .wr_req_mask_i    (wr_req_mask),
+    .wr_held_i        (wr_held),
     .wr_empty_o       (wr_empty),
     .msi_request_i    (msi_request),
     .msi_addr_i       (msi_addr),
@@ -274,6 +315,7 @@ module tpu_host_if #(
   // ---------------------------------------------------------------------------------------
   // Assertions
   // ---------------------------------------------------------------------------------------
-  `TPU_ASSERT_INIT(BeatIsSixteenBytes, N == 16)
+  // N (a power of two, 2 .. 256) is checked by the beat adapter, the PCIe sizes and tags by
+  // the DMA engines.
 
 endmodule

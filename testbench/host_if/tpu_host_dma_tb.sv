@@ -108,6 +108,7 @@ module tpu_host_dma_tb #(
     .wr_req_addr_i    (wr_req_addr_i),
     .wr_req_data_i    (wr_req_data_i),
     .wr_req_mask_i    (wr_req_mask_i),
+    .wr_held_i        (1'b0),
     .wr_empty_o       (wr_empty_o),
     .msi_request_i    (msi_request_i),
     .msi_addr_i       (msi_addr_i),

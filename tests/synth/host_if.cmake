@@ -60,6 +60,30 @@ tpu_add_synth_test(host_ring TOP tpu_host_ring
   SOURCES ${TPU_RTL_PKG} ${TPU_RTL_DIR}/host_if/tpu_host_ring.sv
   CHECKS "select -assert-none t:$mem_v2" "select -assert-max 45 t:$_*DFF*")
 
+# Beat adapter (core beats of N bytes <-> the engines' 16-byte beats). N = 8: the queue of
+# core reads waiting for data (512 entries of slot + last flag) is a memory; 264 flops (the
+# write merge register 189: line 44, data 128, mask 16, valid; the newest 16-byte read's line
+# and flags 46; the staged read's slot and valid 2; queue pointers and count 27). N = 32: no
+# memory; 131 flops (the first piece of a read 128, piece counts, error). N = 16: wires, no
+# flop.
+tpu_add_synth_test(host_beat_adapter_n8 TOP tpu_host_beat_adapter
+  SOURCES ${TPU_HOST_IF_SYNTH_COMMON} ${TPU_RTL_DIR}/host_if/tpu_host_beat_adapter.sv
+  PARAMS N=8
+  FLOW "synth -top tpu_host_beat_adapter -flatten -run begin:fine"
+  CHECKS "select -assert-count 1 t:$mem_v2" "select -assert-none t:$mul t:$div t:$mod"
+         ${TPU_HOST_IF_TO_GATES} "select -assert-max 270 t:$_*DFF*")
+tpu_add_synth_test(host_beat_adapter_n32 TOP tpu_host_beat_adapter
+  SOURCES ${TPU_HOST_IF_SYNTH_COMMON} ${TPU_RTL_DIR}/host_if/tpu_host_beat_adapter.sv
+  PARAMS N=32
+  FLOW "synth -top tpu_host_beat_adapter -flatten -run begin:fine"
+  CHECKS "select -assert-none t:$mem_v2" ${TPU_HOST_IF_TO_GATES}
+         "select -assert-max 135 t:$_*DFF*")
+tpu_add_synth_test(host_beat_adapter_n16 TOP tpu_host_beat_adapter
+  SOURCES ${TPU_HOST_IF_SYNTH_COMMON} ${TPU_RTL_DIR}/host_if/tpu_host_beat_adapter.sv
+  FLOW "synth -top tpu_host_beat_adapter -flatten -run begin:fine"
+  CHECKS "select -assert-none t:$mem_v2" ${TPU_HOST_IF_TO_GATES}
+         "select -assert-none t:$_*DFF*")
+
 # The TLP and DMA path (tpu_host_dma: receive, read and write engines, transmit): their 8
 # memories (receive 1, read engine 5, write engine 2), nothing more.
 tpu_add_synth_test(host_dma TOP tpu_host_dma
@@ -77,6 +101,14 @@ tpu_add_synth_test(host_if_n16 TOP tpu_host_if
   FLOW "synth -top tpu_host_if -flatten -run begin:fine"
   CHECKS "select -assert-count 8 t:$mem_v2" ${TPU_HOST_IF_TO_GATES}
          "select -assert-max 2300 t:$_*DFF*")
+
+# The host interface at N = 8: the beat adapter's queue of core reads is the ninth memory.
+tpu_add_synth_test(host_if_n8 TOP tpu_host_if
+  SOURCES ${TPU_HOST_IF_SYNTH_COMMON} ${TPU_RTL_ISA_PKG} ${TPU_RTL_REGS_PKG}
+          ${TPU_RTL_HOST_IF}
+  PARAMS N=8
+  FLOW "synth -top tpu_host_if -flatten -run begin:fine"
+  CHECKS "select -assert-count 9 t:$mem_v2")
 
 # The device (tpu_top = host interface + core) at N = 16 with small memories, stopped before
 # memory mapping: it elaborates with no latch and every storage array stays a memory (the

@@ -23,6 +23,12 @@
 #include "host_if/top_model.h"
 #include "regs/regs.h"
 
+// The device under test: configuration K of isa/devices.json (CMake builds this file once
+// per device it names; n16_small, K = 0, by default).
+#ifndef TPU_TOP_DEVICE
+#define TPU_TOP_DEVICE 0
+#endif
+
 namespace tpu::tb {
 namespace {
 
@@ -61,7 +67,7 @@ RcConfig Rc(const TopConfig& c, bool stressed, uint64_t seed) {
 
 std::unique_ptr<TopBench> MakeBench(bool stressed, uint64_t base, const std::string& name) {
   const uint64_t seed = Seed(base);
-  auto model = MakeTopModel<0>(TestHarnessOptions(name));
+  auto model = MakeTopModel<TPU_TOP_DEVICE>(TestHarnessOptions(name));
   const TopConfig c = model->config();
   auto b = std::make_unique<TopBench>(std::move(model), Rc(c, stressed, seed), seed);
   if (stressed) {
