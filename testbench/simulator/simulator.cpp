@@ -13,7 +13,7 @@ namespace {
 
 // The Verilated model must be the device the list describes (`tpu info` and the network
 // checks rely on it): a stale build would otherwise run another device than it reports.
-void CheckAgainstConfig(const TopConfig& built, const devices::DeviceConfig& want) {
+void CheckAgainstConfig(const sys::TopConfig& built, const devices::DeviceConfig& want) {
   const isa::DeviceLimits& l = built.limits;
   if (l.n != want.limits.n || l.ub_rows != want.limits.ub_rows ||
       l.acc_rows != want.limits.acc_rows || l.dram_bytes != want.limits.dram_bytes ||
@@ -34,7 +34,7 @@ std::unique_ptr<device::Platform> MakeSimulator(const SimulatorOptions& options)
   static bool made = false;
   if (made) throw std::logic_error("the system model is elaborated once per process");
   made = true;
-  std::unique_ptr<TopModel> model = MakeBuiltTopModel(device, options.trace);
+  std::unique_ptr<sys::TopModel> model = MakeBuiltTopModel(device, options.trace);
   CheckAgainstConfig(model->config(), device);
   sys::SystemConfig config;
   config.link = sc::PcieLinkConfig::For(options.link);
