@@ -12,8 +12,12 @@ all: configure  ## build everything the tests need
 deps:  ## install the Debian packages the project needs (idempotent)
 	@bash scripts/install-deps.sh
 
+# DEVICES: the device configurations to verilate (CMake's TPU_BUILD_DEVICES, README.md), e.g.
+# DEVICES='ci;n64'; applied when given (an existing build is reconfigured), else CMake's default.
+DEVICES ?=
 configure: deps
 	@test -f $(BUILD)/CMakeCache.txt || cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
+	@if [ -n "$(DEVICES)" ]; then cmake -B $(BUILD) -DTPU_BUILD_DEVICES='$(DEVICES)'; fi
 
 RUN_DIR ?= $(BUILD)/run
 run: configure  ## the main job: a dense layer on the RTL over the modeled PCIe link, checked vs golden

@@ -33,3 +33,54 @@ add_custom_target(devices_docs
   COMMAND ${Python3_EXECUTABLE} ${TPU_DEVICES_GEN} --devices ${TPU_DEVICES_JSON}
           --isa ${TPU_ISA_JSON} --docs ${CMAKE_SOURCE_DIR}/docs/devices.md
   COMMENT "Writing docs/devices.md from isa/devices.json")
+
+# Which configurations get a Verilated tpu_top (cache option TPU_BUILD_DEVICES, README.md):
+# a ;-list of device names and the words `ci` (the small set CI builds: those of
+# TPU_CI_DEVICES that the list has; the default) and `all` (every configuration). The default
+# device (the system model's and the tool's) and the configuration of index 0 (the RTL tests'
+# tpu_top, tests/rtl/host_if, tests/device) are always built. The result, TPU_BUILT_DEVICES
+# (names by index), is what testbench/host_if verilates and what the registry of built devices
+# (testbench/host_if/built_devices.h: the simulator, `tpu --device`, the per-device tests)
+# offers; `tpu --device NAME` for a configuration outside it names the reconfigure command.
+set(TPU_CI_DEVICES n8 n16_small n16 n32)
+set(TPU_BUILD_DEVICES ci CACHE STRING
+  "Device configurations (isa/devices.json) to verilate: ;-list of names, 'ci' (default: n8;n16_small;n16;n32 where listed) or 'all'")
+
+function(tpu_resolve_build_devices out)
+  set(wanted)
+  set(unknown)
+  foreach(item IN LISTS TPU_BUILD_DEVICES)
+    if(item STREQUAL "ci")
+      foreach(d IN LISTS TPU_CI_DEVICES)
+        if(d IN_LIST TPU_DEVICES)
+          list(APPEND wanted ${d})
+        endif()
+      endforeach()
+    elseif(item STREQUAL "all")
+      list(APPEND wanted ${TPU_DEVICES})
+    elseif(item IN_LIST TPU_DEVICES)
+      list(APPEND wanted ${item})
+    else()
+      list(APPEND unknown ${item})
+    endif()
+  endforeach()
+  if(unknown)
+    list(JOIN unknown ", " unknown_text)
+    list(JOIN TPU_DEVICES ", " known_text)
+    message(FATAL_ERROR "TPU_BUILD_DEVICES: no device ${unknown_text} in isa/devices.json; "
+      "the devices are ${known_text} (or the words ci and all), e.g. "
+      "cmake -B build -DTPU_BUILD_DEVICES='n16_small;n16'")
+  endif()
+  list(GET TPU_DEVICES 0 first)
+  list(APPEND wanted ${TPU_DEFAULT_DEVICE} ${first})
+  # By index, as TPU_DEVICES lists them.
+  set(built)
+  foreach(d IN LISTS TPU_DEVICES)
+    if(d IN_LIST wanted)
+      list(APPEND built ${d})
+    endif()
+  endforeach()
+  set(${out} ${built} PARENT_SCOPE)
+endfunction()
+tpu_resolve_build_devices(TPU_BUILT_DEVICES)
+message(STATUS "TPU devices built (TPU_BUILD_DEVICES=${TPU_BUILD_DEVICES}): ${TPU_BUILT_DEVICES}")

@@ -353,7 +353,14 @@ def gen_docs(desc):
       "`TPU_DEVICE_<name>_<FIELD>` (`INDEX`, the limits by member in upper case, "
       "`DRAM_WIDTH_BITS`, `MAX_PAYLOAD`, `MAX_READ_REQUEST`, `DMA_TAGS`, `TIMEOUT`, "
       "`RING_SLOTS`, `CLOCK_MHZ`). `testbench/host_if/CMakeLists.txt` verilates one `tpu_top` "
-      "per device: library `vtpu_top_<index>` providing `tb::MakeTopModel<index>`.")
+      "per built device: library `vtpu_top_<index>` providing `tb::MakeTopModel<index>`.")
+    w("- Which devices are built: the CMake cache option `TPU_BUILD_DEVICES` (README.md), a "
+      "`;`-list of names and the words `ci` (the default: `n8`, `n16_small`, `n16`, `n32`, those "
+      "the list has) and `all`; the default device and the device of index 0 are always built. "
+      "CMake generates the registry of the built devices from it "
+      "(`testbench/host_if/built_devices.h`: `tb::BuiltDevices()`, `tb::MakeBuiltTopModel()`), "
+      "which the simulator (`tpu --device NAME`) and the per-device tests use; `tpu info "
+      "--devices` lists every configuration and whether it is built.")
     w("- C++: the header `devices/devices_gen.h` of library `tpu_devices` "
       "(`host_driver/devices`): `tpu::devices::DeviceConfig`, `kDevices`, `kDefaultDevice`, "
       "`FindDevice(name)`, `DeviceByIndex(index)`, `DefaultDevice()`.")
@@ -364,8 +371,10 @@ def gen_docs(desc):
     w("1. Add an object to `devices` in `isa/devices.json` with every field above, a new "
       "`name` and the next free `index`.")
     w("2. Refresh this page: `%s`." % REFRESH_COMMAND)
-    w("3. Reconfigure and build: the new `vtpu_top_<index>` library appears by itself "
-      "(`tb::MakeTopModel<index>`), and `tpu::devices::FindDevice(\"<name>\")` finds it.")
+    w("3. Reconfigure and build (with the device in `TPU_BUILD_DEVICES`, e.g. "
+      "`cmake -B build -DTPU_BUILD_DEVICES='ci;<name>'`): the new `vtpu_top_<index>` library "
+      "appears by itself (`tb::MakeTopModel<index>`), `tpu::devices::FindDevice(\"<name>\")` "
+      "finds it and `tpu --device <name>` runs it.")
     w("")
     w("A new field needs `scripts/gen_devices.py` (its check, the header's struct, "
       "`tpu_add_top_model()` in `testbench/host_if/CMakeLists.txt` if the RTL takes it) and its "

@@ -8,6 +8,7 @@
 
 #include <functional>
 
+#include "devices/devices_gen.h"
 #include "runtime_names.h"
 
 namespace tpu::cli {
@@ -26,9 +27,14 @@ CommandRunner AddActivationCommand(CLI::App& app, BackendFactory make_backend = 
 // `tpu gemm`: a seeded random int8 GEMM on --backend golden|rtl; prints a checksum.
 CommandRunner AddGemmCommand(CLI::App& app, BackendFactory make_backend = MakeBackend);
 
-// `tpu info`: the device configuration and which backends are available (the rtl backend if
-// the program composes it with the simulator, as the `tpu` tool does in tpu_main.cpp).
-CommandRunner AddInfoCommand(CLI::App& app, bool rtl_backend_linked = false);
+// Whether this program has a Verilated model of a device configuration (the `tpu` tool asks the
+// simulator's registry, testbench/host_if/built_devices.h); null: no rtl backend at all.
+using DeviceBuiltQuery = std::function<bool(const devices::DeviceConfig&)>;
+
+// `tpu info [--device NAME] [--devices]`: a device configuration and which backends are
+// available for it (the rtl backend if the program composes it with the simulator, as the
+// `tpu` tool does in tpu_main.cpp, and the device is built), or every configuration.
+CommandRunner AddInfoCommand(CLI::App& app, DeviceBuiltQuery built = nullptr);
 
 // `tpu run NET.json`: a network layer by layer (host_driver/network, docs/networks.md).
 CommandRunner AddRunCommand(CLI::App& app, BackendFactory make_backend = MakeBackend);

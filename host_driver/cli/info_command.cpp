@@ -1,9 +1,9 @@
-// `tpu info`: the device the layer commands target and which backends this program can run.
-// The device is the one the rtl backend simulates: the default device of isa/devices.json,
-// Verilated as tpu_top with those parameters (testbench/host_if/CMakeLists.txt). Its figures
-// come from the list (devices/devices_gen.h) so that info needs no SystemC elaboration and no
-// Verilated model; the simulator refuses to run a built model that differs from the list, and
-// tests/cli/test_cli_info_device.cpp checks info against the built model.
+// `tpu info`: a device configuration the layer commands target (--device, default the list's
+// default) and which backends this program can run on it; `tpu info --devices`: every
+// configuration of isa/devices.json with its sizes and whether this build verilated it. The
+// figures come from the list (devices/devices_gen.h) so that info needs no SystemC elaboration
+// and no Verilated model; the simulator refuses to run a built model that differs from the
+// list, and tests/cli/test_cli_info_device.cpp checks info against the built model.
 #include <cctype>
 #include <cstdio>
 #include <iostream>
@@ -12,8 +12,10 @@
 #include <string>
 
 #include "commands.h"
+#include "devices/device_lookup.h"
 #include "devices/devices_gen.h"
 #include "isa/isa.h"
+#include "layer_options.h"
 #include "report.h"
 #include "runtime_names.h"
 
@@ -32,11 +34,50 @@ std::string Lower(std::string text) {
   return text;
 }
 
-int RunInfo(const std::string& format, bool rtl_backend_linked) {
-  const devices::DeviceConfig& device = devices::DefaultDevice();
+struct InfoOptions {
+  std::string format = "text";
+  std::string device;  // "" = the default
+  bool list = false;   // --devices
+};
+
+std::string BuiltText(const devices::DeviceConfig& device, const DeviceBuiltQuery& built) {
+  if (!built) return "no (this program has no rtl backend)";
+  return built(device) ? "yes" : "no (not in TPU_BUILD_DEVICES)";
+}
+
+void Print(const Report& r, const std::string& format) {
+  if (format == "json") {
+    r.PrintJson(std::cout);
+  } else {
+    r.PrintText(std::cout);
+  }
+}
+
+// One line per configuration: "N 16, UB 64 KiB, ... built yes".
+int RunInfoDevices(const InfoOptions& o, const DeviceBuiltQuery& built) {
+  Report r("tpu info --devices: the device configurations of isa/devices.json (default " +
+           std::string(devices::kDefaultDevice) + ")");
+  for (const devices::DeviceConfig& d : devices::kDevices) {
+    r.Add(d.name, d.name, DeviceText(d.name) + ", built: " + BuiltText(d, built));
+  }
+  r.Add("default", "default device", devices::kDefaultDevice);
+  Print(r, o.format);
+  return 0;
+}
+
+int RunInfo(const InfoOptions& o, const DeviceBuiltQuery& built) {
+  if (o.list) return RunInfoDevices(o, built);
+  const std::string name = o.device.empty() ? devices::kDefaultDevice : o.device;
+  const devices::DeviceConfig* found = devices::FindDevice(name);
+  if (found == nullptr) devices::DeviceNamed(name);  // throws, naming the devices
+  const devices::DeviceConfig& device = *found;
   const isa::DeviceLimits& limits = device.limits;
-  Report r(std::string("tpu info: the device the rtl backend simulates (Verilated tpu_top, "
-                       "device ") + device.name + ")");
+  Report r(std::string("tpu info: device ") + device.name +
+           " (what the rtl backend simulates with --device " + device.name +
+           ": Verilated tpu_top)");
+  r.Add("device", "device", device.name);
+  r.Add("default_device", "default device", devices::kDefaultDevice);
+  r.Add("built", "Verilated in this build", BuiltText(device, built));
   r.Add("isa_version", "ISA version", int64_t{isa::kIsaVersion});
   for (int i = 0; i < int(std::size(isa::kLimits)); ++i) {
     r.Add(isa::kLimits[i].member, isa::kLimits[i].name, isa::LimitValue(i, limits));
@@ -59,27 +100,44 @@ int RunInfo(const std::string& format, bool rtl_backend_linked) {
   r.Add("pcie_default", "PCIe link (default --pcie)",
         link.ToString() + " (" + Fixed2(link.BytesPerSecond() / 1e9) + " GB/s per direction)");
   r.Add("backend_golden", "backend golden", "available (the C++ reference, no device)");
-  r.Add("backend_rtl", "backend rtl",
-        rtl_backend_linked ? std::string("available (this device, Verilated, in the SystemC "
-                                          "system model over the PCIe link model)")
-                           : std::string(kRtlUnavailable));
-  if (format == "json") {
-    r.PrintJson(std::cout);
+  std::string rtl;
+  if (!built) {
+    rtl = kRtlUnavailable;
+  } else if (built(device)) {
+    rtl = "available (this device, Verilated, in the SystemC system model over the PCIe link "
+          "model)";
   } else {
-    r.PrintText(std::cout);
+    rtl = std::string("not built: ") + device.name +
+          " has no Verilated model in this build (cmake -DTPU_BUILD_DEVICES=...; "
+          "`tpu dense --device " + device.name + " --backend rtl` prints the command)";
   }
+  r.Add("backend_rtl", "backend rtl", rtl);
+  Print(r, o.format);
   return 0;
 }
 
 }  // namespace
 
-CommandRunner AddInfoCommand(CLI::App& app, bool rtl_backend_linked) {
-  auto format = std::make_shared<std::string>("text");
-  auto* cmd = app.add_subcommand("info", "Print the device configuration and available backends");
-  cmd->add_option("--report", *format, "report format")
+CommandRunner AddInfoCommand(CLI::App& app, DeviceBuiltQuery built) {
+  auto o = std::make_shared<InfoOptions>();
+  auto* cmd = app.add_subcommand(
+      "info", "Print a device configuration and the available backends, or every configuration");
+  cmd->add_option("--device", o->device,
+                  std::string("the device configuration to describe (default ") +
+                      devices::kDefaultDevice + ")")
+      ->type_name("NAME");
+  cmd->add_flag("--devices", o->list,
+                "list every device configuration: N, memories, whether this build has it");
+  cmd->add_option("--report", o->format, "report format")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
-  return [format, rtl_backend_linked] { return RunInfo(*format, rtl_backend_linked); };
+  return [o, built] {
+    try {
+      return RunInfo(*o, built);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument("--device " + o->device + ": " + e.what());
+    }
+  };
 }
 
 }  // namespace tpu::cli

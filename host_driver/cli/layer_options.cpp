@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "checksum.h"
+#include "devices/device_lookup.h"
+#include "devices/devices_gen.h"
 #include "golden/format.h"
 #include "progress_line.h"
 
@@ -35,6 +37,10 @@ void AddLayerOptions(CLI::App& cmd, LayerOptions& o) {
   cmd.add_option("--backend", o.backend, "what runs the layer: golden (C++ reference) or rtl")
       ->check(CLI::IsMember({"golden", "rtl"}))
       ->capture_default_str();
+  cmd.add_option("--device", o.device,
+                 std::string("device configuration (isa/devices.json, `tpu info --devices`); "
+                             "default ") + devices::kDefaultDevice)
+      ->type_name("NAME");
   cmd.add_flag("--check", o.check,
                "also compute the golden result; exit 1 at the first differing element");
   cmd.add_option("--trace", o.trace, "write an FST waveform of the run (rtl backend)")
@@ -99,6 +105,12 @@ std::string LinkText(const PcieLink& link) {
 
 BackendOptions ResolveBackendOptions(const LayerOptions& o) {
   BackendOptions resolved;
+  const std::string device = o.device.empty() ? devices::kDefaultDevice : o.device;
+  try {
+    resolved.device = devices::DeviceNamed(device).name;
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("--device ") + device + ": " + e.what());
+  }
   resolved.progress = std::make_shared<ProgressLine>();
   try {
     resolved.link = ParsePcieLink(o.pcie);
@@ -120,10 +132,36 @@ BackendOptions ResolveBackendOptions(const LayerOptions& o) {
   return resolved;
 }
 
+namespace {
+
+// "64 KiB", "4 MiB", "24 MiB", "1000 bytes".
+std::string BytesText(int64_t bytes) {
+  if (bytes >= (int64_t{1} << 30) && bytes % (int64_t{1} << 30) == 0) {
+    return std::to_string(bytes >> 30) + " GiB";
+  }
+  if (bytes >= (int64_t{1} << 20) && bytes % (int64_t{1} << 20) == 0) {
+    return std::to_string(bytes >> 20) + " MiB";
+  }
+  if (bytes >= 1024 && bytes % 1024 == 0) return std::to_string(bytes >> 10) + " KiB";
+  return std::to_string(bytes) + " bytes";
+}
+
+}  // namespace
+
+std::string DeviceText(const std::string& name) {
+  const devices::DeviceConfig& d = devices::DeviceNamed(name);
+  const isa::DeviceLimits& l = d.limits;
+  return name + " (N = " + std::to_string(l.n) + ", UB " + BytesText(l.ub_rows * l.n) +
+         ", accumulators " + BytesText(l.acc_rows * l.n * 4) + ", weight DRAM " +
+         BytesText(l.dram_bytes) + ")";
+}
+
 void AddRunFigures(Report& r, const BackendOptions& resolved, const RunStats& stats, int64_t macs,
                    double wall_seconds, const std::string& macs_label) {
   constexpr const char* kNoMacs = "the layer does no multiply-accumulates";
   const PcieLink& link = resolved.link;
+  r.Add("device", "device", DeviceText(resolved.device.empty() ? devices::kDefaultDevice
+                                                                 : resolved.device));
   r.Add("pcie", "PCIe link", LinkText(link));
   r.Add("pcie_link_gbytes_per_s", "PCIe raw bandwidth per direction", link.BytesPerSecond() / 1e9,
         "GB/s", 2);

@@ -1,5 +1,5 @@
-// Options every layer command takes (--backend, --check, --trace, --trace-window, --report,
-// --pcie), what they resolve to, and the report figures every layer run shares.
+// Options every layer command takes (--backend, --device, --check, --trace, --trace-window,
+// --report, --pcie), what they resolve to, and the report figures every layer run shares.
 #ifndef TPU_HOST_DRIVER_CLI_LAYER_OPTIONS_H_
 #define TPU_HOST_DRIVER_CLI_LAYER_OPTIONS_H_
 
@@ -15,6 +15,7 @@ namespace tpu::cli {
 
 struct LayerOptions {
   std::string backend = "golden";
+  std::string device;        // the configuration of isa/devices.json; "" = the default
   bool check = false;        // also compute the golden result and compare
   std::string trace;         // FST waveform to write
   std::string trace_window;  // "FIRST:LAST" cycles
@@ -37,12 +38,17 @@ std::pair<int64_t, int64_t> ParseSizePair(const std::string& option, const std::
 // "gen3x16 (8 GT/s per lane, 128b/130b)": the link as reports name it.
 std::string LinkText(const PcieLink& link);
 
-// The backend options the layer options ask for, with a progress line on stderr for long runs.
-// Throws std::invalid_argument for a malformed --pcie or --trace-window, or --trace-window
-// without --trace.
+// The backend options the layer options ask for, with a progress line on stderr for long runs;
+// the device is resolved to its name (the default's when --device is not given). Throws
+// std::invalid_argument for a device the list does not have (naming the devices), a malformed
+// --pcie or --trace-window, or --trace-window without --trace.
 BackendOptions ResolveBackendOptions(const LayerOptions& options);
 
-// Adds the figures every layer run reports after the layer's own: the link, the wall-clock
+// "n16 (N = 16, UB 64 KiB, accumulators 64 KiB, weight DRAM 4 MiB)": the device configuration
+// `name` (a name of the list) as reports name it.
+std::string DeviceText(const std::string& name);
+
+// Adds the figures every layer run reports after the layer's own: the device, the link, the wall-clock
 // time, and the device figures (cycles, simulated time, TOPS, MXU utilization, PCIe bytes),
 // each n/a when the backend did not measure it. `macs_label` says how `macs` was counted; a
 // layer with no multiply-accumulates (pooling, activation: macs = 0) reports throughput and MXU

@@ -81,6 +81,7 @@ int Run(const RunOptions& o, const BackendFactory& make_backend) {
   info.input = o.input;
   info.output = o.output;
   info.backend = backend->name();
+  info.device = DeviceText(backend_options.device);
   info.pcie = LinkText(backend_options.link);
   info.wall_seconds = wall;
   PrintNetworkRun(std::cout, net, run, info, verdict);

@@ -191,6 +191,7 @@ void PrintJson(std::ostream& out, const Network& net, const network::NetworkRun&
             {"network", net.name},
             {"network_file", info.network_file},
             {"backend", info.backend},
+            {"device", info.device},
             {"check", verdict.check},
             {"input", info.input},
             {"input_shape", net.input_shape},
@@ -236,6 +237,7 @@ void PrintText(std::ostream& out, const Network& net, const network::NetworkRun&
                std::to_string(net.output_zero_point()));
   head.Add("output_checksum", "output checksum (FNV-1a 64)", sum.checksum);
   head.Add("check", "check vs golden", verdict.check);
+  head.Add("device", "device", info.device);
   head.Add("pcie", "PCIe link", info.pcie);
   head.PrintText(out);
   // The table: n/a = not measured by this backend, "host" = ran on the host, "none" = nothing

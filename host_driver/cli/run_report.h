@@ -27,6 +27,7 @@ struct NetworkRunInfo {
   std::string format = "text";  // "text" or "json" (--report)
   std::string network_file, input, output;
   std::string backend;      // its name
+  std::string device;       // the device configuration (layer_options.h DeviceText)
   std::string pcie;         // the link, as the layer reports give it
   double wall_seconds = 0;  // wall-clock time of the whole run
 };

@@ -2,8 +2,8 @@
 // reference. The composition root: the one place that puts a backend together with a simulator.
 // The commands (tpu_cli) know backends only as runtime::LayerBackend made by a factory; here the
 // factory's `rtl` is the runtime's device backend on the simulator (testbench/simulator: the
-// system model with the Verilated tpu_top of the default device on the modeled PCIe link); the
-// others come from the runtime.
+// system model with the Verilated tpu_top of the device --device names on the modeled PCIe
+// link); the others come from the runtime. `tpu info` learns here which devices are built.
 #include <CLI/CLI.hpp>
 #include <cstdlib>
 #include <exception>
@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "runtime/device_backend.h"
 #include "runtime/layer_backend.h"
+#include "host_if/built_devices.h"
 #include "simulator/simulator.h"
 
 // SystemC's shared library has its own main(), which prints a banner and calls sc_main(); the
@@ -28,6 +29,7 @@ std::unique_ptr<tpu::runtime::LayerBackend> MakeBackend(
     const std::string& name, const tpu::runtime::BackendOptions& options) {
   if (name == "rtl") {
     tpu::tb::SimulatorOptions simulator;
+    simulator.device = options.device;
     simulator.link = options.link;
     simulator.trace.trace_path = options.trace_path;
     simulator.trace.trace_begin = options.trace_begin;
@@ -58,7 +60,9 @@ int main(int argc, char** argv) {
   add(tpu::cli::AddPoolCommand(app, MakeBackend));
   add(tpu::cli::AddActivationCommand(app, MakeBackend));
   add(tpu::cli::AddGemmCommand(app, MakeBackend));
-  add(tpu::cli::AddInfoCommand(app, /*rtl_backend_linked=*/true));
+  add(tpu::cli::AddInfoCommand(app, [](const tpu::devices::DeviceConfig& device) {
+    return tpu::tb::IsBuilt(device);
+  }));
   add(tpu::cli::AddRunCommand(app, MakeBackend));
 
   try {

@@ -43,9 +43,12 @@ class ProgressObserver {
   virtual void End() = 0;
 };
 
-// How a backend should run: the link a simulated machine models, the waveform it writes, how
-// conv2d is lowered and who hears of progress.
+// How a backend should run: the device configuration, the link a simulated machine models,
+// the waveform it writes, how conv2d is lowered and who hears of progress.
 struct BackendOptions {
+  // The device configuration of isa/devices.json a device backend runs, by name (`tpu
+  // --device`); "" = the list's default. The golden backend runs no device and ignores it.
+  std::string device;
   device::PcieLink link;
   std::string trace_path;    // "" = no waveform
   uint64_t trace_begin = 0;  // dump cycles [trace_begin, trace_end)

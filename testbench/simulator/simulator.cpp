@@ -5,19 +5,15 @@
 #include <utility>
 
 #include "devices/devices_gen.h"
-#include "host_if/top_model.h"
+#include "host_if/built_devices.h"
 #include "sc_models/system/tpu_system.h"
 
 namespace tpu::tb {
 namespace {
 
-// The device the simulator runs: the default of isa/devices.json, Verilated as vtpu_top_<index>.
-constexpr const devices::DeviceConfig& kDevice = devices::DefaultDevice();
-
 // The Verilated model must be the device the list describes (`tpu info` and the network
 // checks rely on it): a stale build would otherwise run another device than it reports.
-void CheckAgainstConfig(const TopConfig& built) {
-  const devices::DeviceConfig& want = kDevice;
+void CheckAgainstConfig(const sys::TopConfig& built, const devices::DeviceConfig& want) {
   const isa::DeviceLimits& l = built.limits;
   if (l.n != want.limits.n || l.ub_rows != want.limits.ub_rows ||
       l.acc_rows != want.limits.acc_rows || l.dram_bytes != want.limits.dram_bytes ||
@@ -32,14 +28,19 @@ void CheckAgainstConfig(const TopConfig& built) {
 }  // namespace
 
 std::unique_ptr<device::Platform> MakeSimulator(const SimulatorOptions& options) {
+  // The device first: a bad name must not leave an elaborated system (or a waveform) behind.
+  const devices::DeviceConfig& device =
+      BuiltDevice(options.device.empty() ? devices::kDefaultDevice : options.device);
   static bool made = false;
   if (made) throw std::logic_error("the system model is elaborated once per process");
   made = true;
-  std::unique_ptr<TopModel> model = MakeTopModel<kDevice.index>(options.trace);
-  CheckAgainstConfig(model->config());
+  std::unique_ptr<sys::TopModel> model = MakeBuiltTopModel(device, options.trace);
+  CheckAgainstConfig(model->config(), device);
   sys::SystemConfig config;
   config.link = sc::PcieLinkConfig::For(options.link);
-  config.clock_mhz = kDevice.clock_mhz;
+  config.link.max_payload = static_cast<uint32_t>(device.max_payload);
+  config.link.max_read_request = static_cast<uint32_t>(device.max_read_request);
+  config.clock_mhz = device.clock_mhz;
   return std::make_unique<sys::TpuSystem>(config, std::move(model));
 }
 

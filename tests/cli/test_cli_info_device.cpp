@@ -10,7 +10,8 @@
 #include <string>
 
 #include "device/device.h"
-#include "host_if/top_model.h"
+#include "devices/devices_gen.h"
+#include "host_if/built_devices.h"
 #include "npy/scratch_dir.h"
 #include "sc_models/system/tpu_system.h"
 
@@ -61,7 +62,13 @@ TEST(InfoDevice, InfoDescribesTheSimulatedDevice) {
 
 int sc_main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
-  tpu::sys::TpuSystem system(tpu::sys::SystemConfig{}, tpu::tb::MakeTopModel<1>());
+  // The default device, as the simulator builds it for `tpu` without --device.
+  const tpu::devices::DeviceConfig& device = tpu::devices::DefaultDevice();
+  tpu::sys::SystemConfig config;
+  config.clock_mhz = device.clock_mhz;
+  config.link.max_payload = static_cast<uint32_t>(device.max_payload);
+  config.link.max_read_request = static_cast<uint32_t>(device.max_read_request);
+  tpu::sys::TpuSystem system(config, tpu::tb::MakeBuiltTopModel(device));
   tpu::sys::g_system = &system;
   return RUN_ALL_TESTS();
 }

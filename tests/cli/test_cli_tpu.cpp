@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "checksum.h"
+#include "devices/devices_gen.h"
 #include "cli/tpu_binary.h"
 #include "golden/dense.h"
 #include "golden/gemm.h"
@@ -414,7 +415,10 @@ TEST_F(RtlDense, JsonReportHasTheDeviceFigures) {
       "assert isinstance(d['cycles'], int) and d['cycles'] > 0, d; "
       "assert d['clock_mhz'] == 700, d; "
       "assert 0 < d['mxu_utilization'] <= 1, d; "
-      "assert abs(d['mxu_utilization'] - d['macs'] / (d['cycles'] * 256)) < 1e-6, d; "
+      "assert abs(d['mxu_utilization'] - d['macs'] / (d['cycles'] * " +
+          std::to_string(devices::DefaultDevice().limits.n * devices::DefaultDevice().limits.n) +
+          ")) < 1e-6, d; "
+      "assert d['device'].startswith('" + std::string(devices::kDefaultDevice) + " (N = '), d; "
       "assert d['simulated_us'] > 0 and d['compute_us'] > 0, d; "
       "assert abs(d['compute_us'] - d['cycles'] / 700) < 1e-3, d; "
       "assert abs(d['tops'] - 2 * d['macs'] / d['simulated_us'] / 1e6) < 1e-6, d; "
@@ -592,7 +596,9 @@ TEST(InfoCli, TextAndJson) {
   ScratchDir dir;
   TpuRun run = RunTpu("info", dir);
   ASSERT_EQ(run.status, 0) << run.err;
-  EXPECT_NE(run.out.find("tpu info: the device the rtl backend simulates"), std::string::npos)
+  EXPECT_NE(run.out.find(std::string("tpu info: device ") + devices::kDefaultDevice +
+                         " (what the rtl backend simulates"),
+            std::string::npos)
       << run.out;
   EXPECT_NE(run.out.find("backend rtl"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("available (this device, Verilated, in the SystemC system model"),
@@ -603,14 +609,24 @@ TEST(InfoCli, TextAndJson) {
   EXPECT_TRUE(run.err.empty()) << run.err;  // no SystemC banner: nothing was elaborated
   run = RunTpu("info --report json", dir);
   ASSERT_EQ(run.status, 0) << run.err;
+  // The default device of isa/devices.json (devices/devices_gen.h), figure by figure.
+  const devices::DeviceConfig& dev = devices::DefaultDevice();
+  const auto num = [](auto v) { return std::to_string(v); };
   EXPECT_TRUE(
       Python("import json, sys; d = json.load(open(sys.argv[1])); "
-             "assert d['n'] == 16 and d['ub_rows'] == 4096, d; "
-             "assert d['acc_rows'] == 1024 and d['param_sets'] == 64, d; "
-             "assert d['dram_bytes'] == 4 << 20 and d['dram_width_bits'] == 256, d; "
-             "assert d['tile_bytes'] == 256 and d['clock_mhz'] == 700, d; "
-             "assert d['max_payload_bytes'] == 256 and d['max_read_request_bytes'] == 512, d; "
-             "assert d['dma_tags'] == 32 and abs(d['peak_tops'] - 0.3584) < 1e-9, d; "
+             "assert d['device'] == '" + std::string(dev.name) + "', d; "
+             "assert d['n'] == " + num(dev.limits.n) + " and d['ub_rows'] == " +
+                 num(dev.limits.ub_rows) + ", d; "
+             "assert d['acc_rows'] == " + num(dev.limits.acc_rows) + " and d['param_sets'] == " +
+                 num(dev.limits.param_sets) + ", d; "
+             "assert d['dram_bytes'] == " + num(dev.limits.dram_bytes) +
+                 " and d['dram_width_bits'] == " + num(dev.dram_width_bits) + ", d; "
+             "assert d['tile_bytes'] == " + num(dev.limits.n * dev.limits.n) +
+                 " and d['clock_mhz'] == " + num(dev.clock_mhz) + ", d; "
+             "assert d['max_payload_bytes'] == " + num(dev.max_payload) +
+                 " and d['max_read_request_bytes'] == " + num(dev.max_read_request) + ", d; "
+             "assert d['dma_tags'] == " + num(dev.dma_tags) + ", d; "
+             "assert abs(d['peak_tops'] - 2 * d['n'] ** 2 * d['clock_mhz'] / 1e6) < 1e-9, d; "
              "assert d['pcie_default'].startswith('gen3x16'), d; "
              "assert d['backend_golden'].startswith('available'), d; "
              "assert d['backend_rtl'].startswith('available'), d",

@@ -2,7 +2,7 @@
 // the ISA reference machine (ModelBackend: its memories keep their contents between programs).
 // Each seed draws a network of 2..7 layers (conv2d 1x1/3x3/5x5, stride 1/2, SAME/VALID, fused
 // relu/relu6; max/avg pool 2x2/3x3, stride 1/2, SAME/VALID; relu/relu6/LUT activations;
-// flatten; dense after flatten or at rank 2), channel counts on and off multiples of 16, images
+// flatten; dense after flatten or at rank 2), channel counts on and off multiples of N, images
 // of 3..20 pixels a side (some above 32x32, so that pools band and tensors overflow the UB), a
 // batch of 1 or 2, zero points that change along the way. It is written as JSON + .npy files,
 // parsed, then run twice: with residency (the default plan) and with every tensor through the
@@ -10,13 +10,16 @@
 // must move no more PCIe bytes than the host run, and the plan must keep its own rules
 // (ping-pong at the two ends of the UB, work rows clear of the resident tensors).
 //
-//   RandomNetworks.Short   seeds 1..40 (label unit, a few seconds)
-//   RandomNetworks.Long    TPU_NETWORK_RANDOM_SEEDS seeds from TPU_NETWORK_RANDOM_SEED_BASE
-//                          (default 1000); skipped when the variable is unset (label long)
+// Every network runs on the model sized as a device configuration (isa/devices.json), one test
+// per device of the suites' sets (tests/suite_devices.h: one per array size built):
+//   Short/RandomNetworks.Seeds/<device>   seeds 1..40 (label unit, a few seconds per device)
+//   Long/RandomNetworks.Seeds/<device>    TPU_NETWORK_RANDOM_SEEDS seeds from
+//                          TPU_NETWORK_RANDOM_SEED_BASE (default 1000); skipped when the
+//                          variable is unset (label long, one ctest per device)
 //
 // A failure names the seed and prints the network, layer by layer; rerun one seed with
 //   TPU_NETWORK_RANDOM_SEED_BASE=S TPU_NETWORK_RANDOM_SEEDS=1 test_network_random
-//       --gtest_filter=RandomNetworks.Long
+//       --gtest_filter=Long/RandomNetworks.Seeds/<device>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -39,6 +42,7 @@
 #include "network_testing.h"
 #include "npy/npy.h"
 #include "npy/scratch_dir.h"
+#include "suite_devices.h"
 
 namespace tpu::network {
 namespace {
@@ -59,9 +63,10 @@ double Real(std::mt19937_64& rng, double lo, double hi) {
 }
 bool Chance(std::mt19937_64& rng, int percent) { return Uniform(rng, 0, 99) < percent; }
 
-// A channel count: a multiple of 16 one time in three (whole tiles), else any in 1..max.
-int64_t Channels(std::mt19937_64& rng, int64_t max) {
-  if (Chance(rng, 33)) return 16 * Uniform(rng, 1, std::max<int64_t>(1, max / 16));
+// A channel count: a multiple of the array size n one time in three (whole tiles), else any in
+// 1..max.
+int64_t Channels(std::mt19937_64& rng, int64_t max, int64_t n) {
+  if (Chance(rng, 33)) return n * Uniform(rng, 1, std::max<int64_t>(1, max / n));
   return Uniform(rng, 1, max);
 }
 
@@ -82,9 +87,10 @@ struct RandomNetwork {
 
 class Generator {
  public:
-  Generator(int64_t seed, const ScratchDir& dir)
+  // n: the device's array size (channel counts on and off its multiples).
+  Generator(int64_t seed, const ScratchDir& dir, int64_t n)
       : rng_(static_cast<uint64_t>(seed) * 1000003u + 4242u), dir_(dir),
-        prefix_("s" + std::to_string(seed) + "_") {}
+        prefix_("s" + std::to_string(seed) + "_"), n_(n) {}
 
   // One attempt (the rng moves on, so a second call draws another network).
   RandomNetwork Make(int attempt) {
@@ -101,7 +107,7 @@ class Generator {
       const bool large = Chance(rng_, 15);  // pools band, tensors overflow the UB
       const int64_t h = large ? Uniform(rng_, 33, 44) : Uniform(rng_, 3, 20);
       const int64_t w = large ? Uniform(rng_, 33, 44) : Uniform(rng_, 3, 20);
-      shape_ = {large ? 1 : batch, h, w, Channels(rng_, 40)};
+      shape_ = {large ? 1 : batch, h, w, Channels(rng_, 40, n_)};
     }
     zp_ = int32_t(Uniform(rng_, -20, 20));
     RandomNetwork net;
@@ -174,7 +180,7 @@ class Generator {
     int64_t kw = Chance(rng_, 75) ? kh : kernels[Uniform(rng_, 0, large ? 1 : 2)];
     const int64_t sh = Uniform(rng_, 1, 2), sw = Chance(rng_, 75) ? sh : Uniform(rng_, 1, 2);
     const bool same = Chance(rng_, 50) || kh > h || kw > w;
-    const int64_t cout = large ? Uniform(rng_, 1, 16) : Channels(rng_, 48);
+    const int64_t cout = large ? Uniform(rng_, 1, 16) : Channels(rng_, 48, n_);
     const golden::Padding pad = same ? golden::Padding::kSame : golden::Padding::kValid;
     const int64_t oh = golden::ComputePaddedAxis(pad, h, kh, sh, "conv2d", "height").out_size;
     const int64_t ow = golden::ComputePaddedAxis(pad, w, kw, sw, "conv2d", "width").out_size;
@@ -249,7 +255,7 @@ class Generator {
 
   void Dense() {
     const int64_t k = shape_[1];
-    const int64_t n = Channels(rng_, 48);
+    const int64_t n = Channels(rng_, 48, n_);
     npy::Write(dir_ / File("w"), RandomInt8({k, n}, rng_std()));
     npy::Write(dir_ / File("b"), RandomInt32({n}, rng_std(), -3000, 3000));
     std::string text = "dense " + std::to_string(k) + " -> " + std::to_string(n) + ", ";
@@ -302,6 +308,7 @@ class Generator {
   std::string prefix_, file_prefix_;
   std::vector<int64_t> shape_;
   int32_t zp_ = 0;
+  int64_t n_;
   std::vector<std::string> layers_;
   std::string description_;
 };
@@ -482,11 +489,10 @@ int FailureParts() {
   return ::testing::UnitTest::GetInstance()->current_test_info()->result()->total_part_count();
 }
 
-void RunSeed(int64_t seed, Tally& tally) {
+void RunSeed(int64_t seed, const isa::DeviceLimits& limits, Tally& tally) {
   const int failures_before = FailureParts();
   ScratchDir dir;
-  Generator gen(seed, dir);
-  const isa::DeviceLimits limits;
+  Generator gen(seed, dir, limits.n);
   Network net;
   RandomNetwork rn;
   for (int attempt = 0;; ++attempt) {
@@ -582,29 +588,54 @@ int64_t EnvInt(const char* name, int64_t fallback) {
   return env && *env ? std::strtoll(env, nullptr, 10) : fallback;
 }
 
-void RunSeeds(int64_t first, int64_t count, Tally& tally) {
+void RunSeeds(int64_t first, int64_t count, const isa::DeviceLimits& limits, Tally& tally) {
   const auto start = std::chrono::steady_clock::now();
   for (int64_t seed = first; seed < first + count; ++seed) {
-    RunSeed(seed, tally);
+    RunSeed(seed, limits, tally);
     if (::testing::Test::HasFatalFailure()) break;
   }
   Summarize(tally, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
 }
 
-TEST(RandomNetworks, Short) {
+// The parameter: the device configuration whose limits the model has.
+class RandomNetworks : public ::testing::TestWithParam<const devices::DeviceConfig*> {};
+
+std::string DeviceName(const ::testing::TestParamInfo<const devices::DeviceConfig*>& info) {
+  return info.param->name;
+}
+
+bool InLongSuite() {
+  const std::string suite =
+      ::testing::UnitTest::GetInstance()->current_test_info()->test_suite_name();
+  return suite.rfind("Long/", 0) == 0;
+}
+
+TEST_P(RandomNetworks, Seeds) {
+  const devices::DeviceConfig& device = *GetParam();
+  std::printf("device %s (N = %lld, %lld UB rows)\n", device.name,
+              static_cast<long long>(device.limits.n),
+              static_cast<long long>(device.limits.ub_rows));
   Tally tally;
-  RunSeeds(1, 40, tally);
+  if (InLongSuite()) {
+    const int64_t count = EnvInt("TPU_NETWORK_RANDOM_SEEDS", 0);
+    if (count <= 0) GTEST_SKIP() << "set TPU_NETWORK_RANDOM_SEEDS to run the long suite";
+    RunSeeds(EnvInt("TPU_NETWORK_RANDOM_SEED_BASE", 1000), count, device.limits, tally);
+    return;
+  }
+  RunSeeds(1, 40, device.limits, tally);
   // The generator is meant to exercise residency: most networks keep something in the UB.
   EXPECT_GE(tally.with_resident * 100, tally.networks * 40) << "too few networks use the UB";
   EXPECT_LE(tally.rejected, 4);
 }
 
-TEST(RandomNetworks, Long) {
-  const int64_t count = EnvInt("TPU_NETWORK_RANDOM_SEEDS", 0);
-  if (count <= 0) GTEST_SKIP() << "set TPU_NETWORK_RANDOM_SEEDS to run the long suite";
-  Tally tally;
-  RunSeeds(EnvInt("TPU_NETWORK_RANDOM_SEED_BASE", 1000), count, tally);
-}
+INSTANTIATE_TEST_SUITE_P(Short, RandomNetworks,
+                         ::testing::ValuesIn(tpu::testing::SuiteDevices(
+                             tpu::testing::SuiteLength::kShort)),
+                         DeviceName);
+INSTANTIATE_TEST_SUITE_P(Long, RandomNetworks,
+                         ::testing::ValuesIn(tpu::testing::SuiteDevices(
+                             tpu::testing::SuiteLength::kLong)),
+                         DeviceName);
 
 // ---- The planner weighs PCIe bytes ------------------------------------------------------------
 
@@ -614,7 +645,9 @@ TEST(RandomNetworks, Long) {
 void ExpectTensorStaysOnTheHostForBytes(const Network& net, const Tensor<int8_t>& x) {
   int64_t bytes[2] = {0, 0};
   for (int keep = 0; keep < 2; ++keep) {
-    RecordingBackend backend;
+    // The findings below were made at these sizes (N = 16, 4096 UB rows; isa/isa.json's
+    // defaults), and their byte counts hold at them only: pinned, not a device of the list.
+    RecordingBackend backend(isa::DeviceLimits{});
     RunOptions options;
     options.check = true;
     options.keep_in_ub = keep == 1;

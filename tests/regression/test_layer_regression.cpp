@@ -4,18 +4,23 @@
 // DMA region, run on the RTL (the Verilated device on the modeled PCIe link, TpuSystem) through
 // tpu::device::Device and compared bit for bit with the golden reference.
 //
-// Each test is (layer type, seed); the seed alone determines the shape and the data, so a
-// failure is reproduced by running that one test (the failure message prints the command).
-//   Short/LayerRegression.MatchesGolden/<type>_seed<S>   S = 1..4, always instantiated (CI)
-//   Long/LayerRegression.MatchesGolden/<type>_seed<S>    S = TPU_REGRESSION_SEED_BASE (default
-//        1000) .. + TPU_REGRESSION_SEEDS - 1; none unless TPU_REGRESSION_SEEDS is set (nightly)
+// Each test is (device, layer type, seed); the seed and the device's array size N alone
+// determine the shape and the data, so a failure is reproduced by running that one test (the
+// failure message prints the command). The devices are the suites' (tests/suite_devices.h: one
+// per array size built, TPU_BUILD_DEVICES):
+//   Short/LayerRegression.MatchesGolden/<device>_<type>_seed<S>   S = 1..4 on every short-suite
+//        device (N up to the default device's: n8, n16), always instantiated (CI)
+//   Long/LayerRegression.MatchesGolden/<device>_<type>_seed<S>    every long-suite device (n32,
+//        n64 too), S = TPU_REGRESSION_SEED_BASE (default 1000) .. + TPU_REGRESSION_SEEDS - 1;
+//        none unless TPU_REGRESSION_SEEDS is set (nightly)
 // The discrete options rotate with the seed (kernels 1/3/5, stride 1/2, SAME/VALID, per-tensor
 // and per-channel requantization, batch above 1) so that the four short seeds of a type cover
 // each of them; sizes, channels, zero points and data are random. ShapeGenerator.* checks the
 // generator itself (coverage of the short seeds, outputs spread over int8) without the RTL.
 //
-// One SystemC elaboration per process (tests/sc_models/sc_testing.h): sc_main builds the
-// TpuSystem, and every test runs its layer through a fresh tpu::device::Device, so the tests
+// One SystemC elaboration per process (tests/sc_models/sc_testing.h): sc_main builds one
+// TpuSystem per suite device (the registry of built devices, testbench/host_if/built_devices.h),
+// and every test runs its layer through a fresh tpu::device::Device on its device, so the tests
 // pass in one process, in any order, and one per process (ctest). GoogleTest's sharding
 // variables (GTEST_TOTAL_SHARDS, GTEST_SHARD_INDEX) split the binary's tests over machines.
 #include <gtest/gtest.h>
@@ -26,6 +31,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <map>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <random>
@@ -43,15 +50,19 @@
 #include "golden/pool.h"
 #include "golden/requant.h"
 #include "golden/tensor.h"
-#include "host_if/top_model.h"
+#include "devices/devices_gen.h"
+#include "host_if/built_devices.h"
 #include "regs/regs.h"
 #include "runtime/executor.h"
 #include "sc_models/system/tpu_system.h"
+#include "suite_devices.h"
 
 namespace tpu::regression {
 namespace {
 
-sys::TpuSystem* g_system = nullptr;
+// One system model per suite device, elaborated in sc_main (SystemC elaborates once, so every
+// device a test may ask for is built up front; an idle one has no events).
+std::map<std::string, sys::TpuSystem*> g_systems;
 
 // kConv2d lowers by host im2col, kConv2dWindow by the MATMUL sliding window (shapes from the
 // same generator). The values seed each case's generator: new types go at the end.
@@ -122,12 +133,12 @@ int64_t Uniform(std::mt19937_64& rng, int64_t lo, int64_t hi) {
   return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
 }
 
-// A channel count in [1, max] that is not a multiple of 16 (N: every tile has a partial edge),
-// except on every seventh seed, which may draw any count (whole tiles too).
-int64_t Channels(std::mt19937_64& rng, int64_t max, int64_t seed) {
+// A channel count in [1, max] that is not a multiple of the array size n (every tile has a
+// partial edge), except on every seventh seed, which may draw any count (whole tiles too).
+int64_t Channels(std::mt19937_64& rng, int64_t max, int64_t seed, int64_t n) {
   for (;;) {
     const int64_t c = Uniform(rng, 1, max);
-    if (c % 16 != 0 || seed % 7 == 0) return c;
+    if (c % n != 0 || seed % 7 == 0) return c;
   }
 }
 
@@ -202,6 +213,7 @@ const char* PaddingName(golden::Padding p) {
 struct Case {
   LayerType type = LayerType::kDense;
   int64_t seed = 0;
+  int64_t n = 16;  // the device's array size: channel counts avoid its multiples
   golden::Tensor<int8_t> input;
   compiler::DenseLayer dense;
   compiler::Conv2dLayer conv;
@@ -218,8 +230,8 @@ struct Case {
 
 void MakeDense(std::mt19937_64& rng, Case* c) {
   const int64_t m = Batch(rng, c->seed, 60) + Uniform(rng, 0, 1) * Uniform(rng, 0, 60);
-  const int64_t k = Channels(rng, 150, c->seed);
-  const int64_t n = Channels(rng, 100, c->seed);
+  const int64_t k = Channels(rng, 150, c->seed, c->n);
+  const int64_t n = Channels(rng, 100, c->seed, c->n);
   const bool per_channel = (c->seed & 1) == 1;
   c->input = RandomTensor(rng, {m, k});
   c->dense.weights = RandomTensor(rng, {k, n});
@@ -232,7 +244,7 @@ void MakeDense(std::mt19937_64& rng, Case* c) {
   c->out_min = c->dense.requant.act_min;
   c->out_max = c->dense.requant.act_max;
   c->features = {per_channel ? "per-channel" : "per-tensor", m > 1 ? "batch>1" : "batch1"};
-  if (n % 16 != 0) c->features.push_back("channels%16!=0");
+  if (n % c->n != 0) c->features.push_back("channels%N!=0");
 }
 
 void MakeConv(std::mt19937_64& rng, Case* c) {
@@ -250,8 +262,8 @@ void MakeConv(std::mt19937_64& rng, Case* c) {
   const bool valid = padding == golden::Padding::kValid;
   const int64_t h = Side(rng, valid ? kh : 1, 15);
   const int64_t w = Side(rng, valid ? kw : 1, 15);
-  const int64_t cin = Channels(rng, 40, s);
-  const int64_t cout = Channels(rng, 72, s);
+  const int64_t cin = Channels(rng, 40, s, c->n);
+  const int64_t cout = Channels(rng, 72, s, c->n);
   const int64_t batch = Batch(rng, s, 3);
   c->input = RandomTensor(rng, {batch, h, w, cin});
   c->conv.weights = RandomTensor(rng, {kh, kw, cin, cout});
@@ -276,7 +288,7 @@ void MakeConv(std::mt19937_64& rng, Case* c) {
                  per_channel ? "per-channel" : "per-tensor",
                  batch > 1 ? "batch>1" : "batch1"};
   if (h % 2 == 1 || w % 2 == 1) c->features.push_back("odd");
-  if (cin % 16 != 0 && cout % 16 != 0) c->features.push_back("channels%16!=0");
+  if (cin % c->n != 0 && cout % c->n != 0) c->features.push_back("channels%N!=0");
 }
 
 void MakePool(std::mt19937_64& rng, Case* c) {
@@ -305,7 +317,7 @@ void MakePool(std::mt19937_64& rng, Case* c) {
     p.act_max = static_cast<int32_t>(Uniform(rng, std::max(p.act_min, 0), 127));
   }
   const int64_t batch = Batch(rng, s, 4);
-  c->input = RandomTensor(rng, {batch, h, w, Channels(rng, 70, s)});
+  c->input = RandomTensor(rng, {batch, h, w, Channels(rng, 70, s, c->n)});
   c->out_min = p.act_min;
   c->out_max = p.act_max;
   c->description = std::string(c->pool.kind == compiler::PoolKind::kMax ? "max" : "avg") +
@@ -321,7 +333,7 @@ void MakePool(std::mt19937_64& rng, Case* c) {
                  batch > 1 ? "batch>1" : "batch1",
                  p.act_min > -128 || p.act_max < 127 ? "clamp" : "no-clamp"};
   if (h % 2 == 1 || w % 2 == 1) c->features.push_back("odd");
-  if (c->input.shape[3] % 16 != 0) c->features.push_back("channels%16!=0");
+  if (c->input.shape[3] % c->n != 0) c->features.push_back("channels%N!=0");
 }
 
 void MakeActivation(std::mt19937_64& rng, Case* c) {
@@ -329,10 +341,10 @@ void MakeActivation(std::mt19937_64& rng, Case* c) {
   std::vector<int64_t> shape;
   switch (s % 3) {
     case 0:
-      shape = {Batch(rng, s, 3), Side(rng, 1, 16), Side(rng, 1, 16), Channels(rng, 70, s)};
+      shape = {Batch(rng, s, 3), Side(rng, 1, 16), Side(rng, 1, 16), Channels(rng, 70, s, c->n)};
       break;
     case 1:
-      shape = {Uniform(rng, 1, 400), Channels(rng, 100, s)};
+      shape = {Uniform(rng, 1, 400), Channels(rng, 100, s, c->n)};
       break;
     default:
       shape = {Uniform(rng, 1, 1000)};
@@ -369,10 +381,13 @@ void MakeActivation(std::mt19937_64& rng, Case* c) {
   c->features = {"rank" + std::to_string(shape.size())};
 }
 
-Case MakeCase(LayerType type, int64_t seed) {
+// The case of (type, seed) for a device of array size n (n changes only which channel counts
+// are drawn: off multiples of n).
+Case MakeCase(LayerType type, int64_t seed, int64_t n) {
   Case c;
   c.type = type;
   c.seed = seed;
+  c.n = n;
   std::mt19937_64 rng(static_cast<uint64_t>(seed) * 1000003u + static_cast<uint64_t>(type) * 7919u);
   switch (type) {
     case LayerType::kDense:
@@ -454,11 +469,12 @@ std::string IndexText(const std::vector<int64_t>& shape, size_t flat) {
 
 // ---- The regression tests ---------------------------------------------------------------------
 
-using Param = std::tuple<LayerType, int64_t>;
+// (device, layer type, seed).
+using Param = std::tuple<const devices::DeviceConfig*, LayerType, int64_t>;
 
 std::string ParamName(const ::testing::TestParamInfo<Param>& info) {
-  return std::string(TypeName(std::get<0>(info.param))) + "_seed" +
-         std::to_string(std::get<1>(info.param));
+  return std::string(std::get<0>(info.param)->name) + "_" + TypeName(std::get<1>(info.param)) +
+         "_seed" + std::to_string(std::get<2>(info.param));
 }
 
 class LayerRegression : public ::testing::TestWithParam<Param> {};
@@ -477,17 +493,21 @@ std::string RerunText(const Case& c) {
 }
 
 TEST_P(LayerRegression, MatchesGolden) {
-  const Case c = MakeCase(std::get<0>(GetParam()), std::get<1>(GetParam()));
-  const std::string where = "layer " + std::string(TypeName(c.type)) + ", seed " +
-                            std::to_string(c.seed) + ": " + c.description + "\n" + RerunText(c);
-  std::printf("seed %lld: %s\n", static_cast<long long>(c.seed), c.description.c_str());
+  const devices::DeviceConfig& device = *std::get<0>(GetParam());
+  const Case c = MakeCase(std::get<1>(GetParam()), std::get<2>(GetParam()), device.limits.n);
+  const std::string where = "device " + std::string(device.name) + ", layer " +
+                            TypeName(c.type) + ", seed " + std::to_string(c.seed) + ": " +
+                            c.description + "\n" + RerunText(c);
+  std::printf("device %s, seed %lld: %s\n", device.name, static_cast<long long>(c.seed),
+              c.description.c_str());
+  sys::TpuSystem* system = g_systems.at(device.name);
   const golden::Tensor<int8_t> want = Golden(c);
 
   golden::Tensor<int8_t> got;
   std::vector<int64_t> program_shape;
   std::string error;
   try {
-    g_system->Run([&](device::DeviceBus& bus) {
+    system->Run([&](device::DeviceBus& bus) {
       device::Device dev(bus);
       const device::DmaBuffer region = dev.dma_region();
       const compiler::DenseProgram p = Lower(c, dev.info().limits, {region.address, region.size});
@@ -521,44 +541,48 @@ TEST_P(LayerRegression, MatchesGolden) {
                        << where;
 }
 
-INSTANTIATE_TEST_SUITE_P(Short, LayerRegression,
-                         ::testing::Combine(::testing::ValuesIn(kAllTypes),
-                                            ::testing::ValuesIn(kShortSeeds)),
-                         ParamName);
+// Every short-suite device (tests/suite_devices.h: n8 and n16 when built).
+INSTANTIATE_TEST_SUITE_P(
+    Short, LayerRegression,
+    ::testing::Combine(::testing::ValuesIn(testing::SuiteDevices(testing::SuiteLength::kShort)),
+                       ::testing::ValuesIn(kAllTypes), ::testing::ValuesIn(kShortSeeds)),
+    ParamName);
 
-// Empty unless TPU_REGRESSION_SEEDS is set (the generator runs once, in InitGoogleTest).
-INSTANTIATE_TEST_SUITE_P(Long, LayerRegression,
-                         ::testing::Combine(::testing::ValuesIn(kAllTypes),
-                                            ::testing::ValuesIn(LongSeeds())),
-                         ParamName);
+// Every long-suite device (every size built); empty unless TPU_REGRESSION_SEEDS is set (the
+// generator runs once, in InitGoogleTest).
+INSTANTIATE_TEST_SUITE_P(
+    Long, LayerRegression,
+    ::testing::Combine(::testing::ValuesIn(testing::SuiteDevices(testing::SuiteLength::kLong)),
+                       ::testing::ValuesIn(kAllTypes), ::testing::ValuesIn(LongSeeds())),
+    ParamName);
 
 // ---- The generator itself (golden only, no simulation) -----------------------------------------
 
 // The four short seeds of each type cover every option the suite promises.
 TEST(ShapeGenerator, ShortSeedsCoverEveryOption) {
   const std::vector<std::pair<LayerType, std::vector<std::string>>> wanted = {
-      {LayerType::kDense, {"per-channel", "per-tensor", "batch>1", "channels%16!=0"}},
+      {LayerType::kDense, {"per-channel", "per-tensor", "batch>1", "channels%N!=0"}},
       {LayerType::kConv2d,
        {"kernel1", "kernel3", "kernel5", "kernel_w!=kernel_h", "stride1", "stride2",
         "stride_w!=stride_h", "SAME", "VALID", "per-channel", "per-tensor", "batch>1", "odd",
-        "channels%16!=0"}},
+        "channels%N!=0"}},
       {LayerType::kConv2dWindow,
        {"kernel1", "kernel3", "kernel5", "kernel_w!=kernel_h", "stride1", "stride2",
         "stride_w!=stride_h", "SAME", "VALID", "per-channel", "per-tensor", "batch>1", "odd",
-        "channels%16!=0"}},
+        "channels%N!=0"}},
       {LayerType::kPoolMax,
        {"stride1", "stride2", "stride_w!=stride_h", "window_w!=window_h", "SAME", "VALID",
-        "batch>1", "odd", "channels%16!=0", "clamp", "no-clamp"}},
+        "batch>1", "odd", "channels%N!=0", "clamp", "no-clamp"}},
       {LayerType::kPoolAvg,
        {"stride1", "stride2", "stride_w!=stride_h", "window_w!=window_h", "SAME", "VALID",
-        "batch>1", "odd", "channels%16!=0", "clamp", "no-clamp"}},
+        "batch>1", "odd", "channels%N!=0", "clamp", "no-clamp"}},
       {LayerType::kActivationClamp, {"rank1", "rank2", "rank4"}},
       {LayerType::kActivationLut, {"rank1", "rank2", "rank4"}},
   };
   for (const auto& [type, features] : wanted) {
     std::vector<std::string> seen;
     for (int64_t seed : kShortSeeds) {
-      const Case c = MakeCase(type, seed);
+      const Case c = MakeCase(type, seed, devices::DefaultDevice().limits.n);
       seen.insert(seen.end(), c.features.begin(), c.features.end());
     }
     for (const std::string& f : features) {
@@ -582,7 +606,7 @@ TEST(ShapeGenerator, CasesAreValidAndSpread) {
     for (int64_t seed = 1000; seed < 1200; ++seed) seeds.push_back(seed);
     size_t all_inside = 0, all = 0;
     for (int64_t seed : seeds) {
-      const Case c = MakeCase(type, seed);
+      const Case c = MakeCase(type, seed, devices::DefaultDevice().limits.n);
       golden::Tensor<int8_t> y;
       ASSERT_NO_THROW(y = Golden(c)) << TypeName(type) << " seed " << seed << ": " << c.description;
       ASSERT_FALSE(y.data.empty()) << c.description;
@@ -611,9 +635,37 @@ TEST(ShapeGenerator, CasesAreValidAndSpread) {
 }  // namespace
 }  // namespace tpu::regression
 
+namespace tpu::regression {
+namespace {
+
+// A device's system model under a module of the device's name (the systems' parts are then
+// n8.link, n16.link, ...: SystemC names are unique per process).
+class DeviceSystem : public sc_core::sc_module {
+ public:
+  DeviceSystem(sc_core::sc_module_name name, const devices::DeviceConfig& device)
+      : sc_core::sc_module(name), system(ConfigFor(device), tb::MakeBuiltTopModel(device)) {}
+  sys::TpuSystem system;
+
+ private:
+  static sys::SystemConfig ConfigFor(const devices::DeviceConfig& device) {
+    sys::SystemConfig config;
+    config.clock_mhz = device.clock_mhz;
+    config.link.max_payload = static_cast<uint32_t>(device.max_payload);
+    config.link.max_read_request = static_cast<uint32_t>(device.max_read_request);
+    return config;
+  }
+};
+
+}  // namespace
+}  // namespace tpu::regression
+
 int sc_main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
-  tpu::sys::TpuSystem system(tpu::sys::SystemConfig{}, tpu::tb::MakeTopModel<1>());
-  tpu::regression::g_system = &system;
+  std::vector<std::unique_ptr<tpu::regression::DeviceSystem>> systems;
+  for (const tpu::devices::DeviceConfig* d :
+       tpu::testing::SuiteDevices(tpu::testing::SuiteLength::kLong)) {
+    systems.push_back(std::make_unique<tpu::regression::DeviceSystem>(d->name, *d));
+    tpu::regression::g_systems[d->name] = &systems.back()->system;
+  }
   return RUN_ALL_TESTS();
 }

@@ -1,0 +1,43 @@
+// The device configurations the size-dependent suites run on (tests/CMakeLists.txt computes
+// them from the built configurations, TPU_BUILD_DEVICES: one per array size N), for GoogleTest
+// value parameters: SuiteDevices(kShort) for the short suites (label unit: N up to the default
+// device's), SuiteDevices(kLong) for the long ones (every size built). Test names carry the
+// device's name (DeviceParamName).
+#ifndef TPU_TESTS_SUITE_DEVICES_H_
+#define TPU_TESTS_SUITE_DEVICES_H_
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "devices/devices_gen.h"
+
+namespace tpu::testing {
+
+enum class SuiteLength { kShort, kLong };
+
+// The configurations named in TPU_SUITE_DEVICES_SHORT / _LONG ("n8,n16"), in that order (the
+// default device first). Throws std::logic_error for a name the list does not have (a stale
+// build: reconfigure).
+inline std::vector<const devices::DeviceConfig*> SuiteDevices(SuiteLength length) {
+  const std::string names =
+      length == SuiteLength::kShort ? TPU_SUITE_DEVICES_SHORT : TPU_SUITE_DEVICES_LONG;
+  std::vector<const devices::DeviceConfig*> out;
+  size_t begin = 0;
+  while (begin < names.size()) {
+    size_t end = names.find(',', begin);
+    if (end == std::string::npos) end = names.size();
+    const std::string name = names.substr(begin, end - begin);
+    const devices::DeviceConfig* d = devices::FindDevice(name);
+    if (d == nullptr) {
+      throw std::logic_error("suite device '" + name + "' is not in isa/devices.json: reconfigure");
+    }
+    out.push_back(d);
+    begin = end + 1;
+  }
+  return out;
+}
+
+}  // namespace tpu::testing
+
+#endif  // TPU_TESTS_SUITE_DEVICES_H_
