@@ -63,7 +63,8 @@ TEST(RegsContract, Offsets) {
   EXPECT_EQ(kCapN, 0x008u);
   EXPECT_EQ(kCapUbRows, 0x00Cu);
   EXPECT_EQ(kCapAccRows, 0x010u);
-  EXPECT_EQ(kCapDramBytes, 0x014u);
+  EXPECT_EQ(kCapDramBytesLo, 0x014u);
+  EXPECT_EQ(kCapDramBytesHi, 0x020u);
   EXPECT_EQ(kCapParamSets, 0x018u);
   EXPECT_EQ(kCapDma, 0x01Cu);
   EXPECT_EQ(kControl, 0x040u);
