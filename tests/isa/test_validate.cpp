@@ -390,13 +390,13 @@ TEST(Validate, MessagesNameTheFieldTheRuleAndTheValues) {
 TEST(Validate, ThrowsForValuesTheEncodingCannotHold) {
   Matmul m;
   m.rows = 1;
-  m.ub = 65536;
+  m.ub = 131072;  // 2^17: one past the 17-bit field
   EXPECT_THROW(Validate(m, DeviceLimits{}), std::invalid_argument);
 }
 
 TEST(Validate, AgreesWithCheckOnRandomInstructions) {
   std::mt19937_64 rng(TestSeed());
-  for (const DeviceLimits& limits : {DeviceLimits{}, Small()}) {
+  for (const DeviceLimits& limits : {DeviceLimits{}, Small(), V1()}) {
     for (const InstrInfo& info : kInstrs) {
       int legal = 0;
       for (int n = 0; n < 5000; ++n) {
@@ -424,10 +424,11 @@ TEST(CheckLimits, AcceptsTheDefaultsAndRejectsWhatTheEncodingCannotAddress) {
     }
   };
   DeviceLimits l;
-  l.ub_rows = 65537;
+  EXPECT_NO_THROW(CheckLimits(V1()));
+  l.ub_rows = 131073;
   expect_message(l,
-                 "ub_rows (UB_ROWS) = 65537 is not supported by the instruction set; "
-                 "allowed: 1..65536");
+                 "ub_rows (UB_ROWS) = 131073 is not supported by the instruction set; "
+                 "allowed: 1..131072");
   l = DeviceLimits{};
   l.acc_rows = 1023;
   expect_message(l, "acc_rows (ACC_ROWS) = 1023");
@@ -442,8 +443,8 @@ TEST(CheckLimits, AcceptsTheDefaultsAndRejectsWhatTheEncodingCannotAddress) {
   l.param_sets = 65;
   expect_message(l, "param_sets (PARAM_SETS) = 65");
   l = DeviceLimits{};
-  l.dram_bytes = (int64_t{1} << 30) + 1;
-  expect_message(l, "dram_bytes (DRAM_BYTES)");
+  l.dram_bytes = (int64_t{1} << 33) + 1;
+  expect_message(l, "dram_bytes (DRAM_BYTES) = 8589934593");
 }
 
 }  // namespace
