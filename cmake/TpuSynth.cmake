@@ -2,9 +2,9 @@
 #                    [CHECKS <yosys commands...>])
 #
 # A ctest `synth.<name>` (label `synth`) that reads the files with Yosys 0.23 the way a
-# synthesis flow would (-DSYNTHESIS, so assertions vanish), sets the parameters, synthesizes
-# the top generically and fails if the design does not elaborate, has a problem `check` finds,
-# or infers a latch. CHECKS are extra Yosys commands run after synthesis, e.g.
+# synthesis flow would (-DSYNTHESIS: per-cycle assertions vanish, parameter checks are
+# elaboration errors), sets the parameters, synthesizes the top generically and fails if the
+# design does not elaborate, has a problem `check` finds, or infers a latch. CHECKS are extra Yosys commands run after synthesis, e.g.
 # "select -assert-min 1 t:$mem_v2". A file named twice in SOURCES (block lists share
 # rtl/prim/) is read once. The cell statistics are written to
 # synth/<name>.stat.txt in the build tree (make synth prints them).
@@ -42,4 +42,37 @@ function(tpu_add_synth_test name)
   add_test(NAME synth.${name}
     COMMAND ${YOSYS} -q -l ${dir}/${name}.log -s ${script})
   set_tests_properties(synth.${name} PROPERTIES LABELS synth TIMEOUT 900)
+endfunction()
+
+# tpu_add_synth_reject_test(<name> TOP <module> SOURCES <files...> PARAMS <Name=Value...>
+#                           EXPECT <check name>)
+#
+# A ctest `synth.<name>` (label `synth`) that reads the files as tpu_add_synth_test() does, sets
+# parameters that violate one of the design's parameter checks (TPU_ASSERT_INIT, a
+# generate-time $error under SYNTHESIS) and passes only if Yosys stops elaboration with
+# "parameter check <EXPECT> failed" (and fails if the design elaborates).
+function(tpu_add_synth_reject_test name)
+  cmake_parse_arguments(ARG "" "TOP;EXPECT" "SOURCES;PARAMS" ${ARGN})
+  if(NOT YOSYS)
+    message(WARNING "yosys not found: synth.${name} not added")
+    return()
+  endif()
+  set(dir ${CMAKE_BINARY_DIR}/synth)
+  set(script ${dir}/${name}.ys)
+  set(sources ${ARG_SOURCES})
+  list(REMOVE_DUPLICATES sources)
+  string(JOIN " " files ${sources})
+  set(body "read_verilog -sv -DSYNTHESIS -I${TPU_RTL_INCLUDE_DIR} ${files}\n")
+  foreach(p IN LISTS ARG_PARAMS)
+    string(REPLACE "=" ";" kv ${p})
+    list(GET kv 0 key)
+    list(GET kv 1 value)
+    string(APPEND body "chparam -set ${key} ${value} ${ARG_TOP}\n")
+  endforeach()
+  string(APPEND body "hierarchy -check -top ${ARG_TOP}\n")
+  file(WRITE ${script} "${body}")
+  add_test(NAME synth.${name} COMMAND ${YOSYS} -q -l ${dir}/${name}.log -s ${script})
+  # PASS_REGULAR_EXPRESSION ignores the exit status: Yosys's error message is the verdict.
+  set_tests_properties(synth.${name} PROPERTIES LABELS synth TIMEOUT 900
+    PASS_REGULAR_EXPRESSION "ERROR: parameter check ${ARG_EXPECT} failed")
 endfunction()

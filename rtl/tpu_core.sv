@@ -15,7 +15,7 @@ module tpu_core #(
   parameter int unsigned N          = tpu_pkg::MxuDim,    // MXU size; bytes per UB row
   parameter int unsigned UbRows     = tpu_pkg::UbDepth,   // UB_ROWS
   parameter int unsigned AccRows    = tpu_pkg::AccDepth,  // ACC_ROWS, even
-  parameter int unsigned DramBytes  = 32'd67108864,       // DRAM_BYTES
+  parameter logic [63:0] DramBytes  = 64'd67108864,       // DRAM_BYTES
   parameter int unsigned ParamSets  = 64,                 // PARAM_SETS
   parameter int unsigned DramWidth  = N * 8,              // weight-DRAM beat bits
   parameter int unsigned QueueDepth = 4,                  // instructions per unit queue
@@ -42,14 +42,14 @@ module tpu_core #(
   // Weight DRAM, reads: one request per N x N tile, answered by its beats in order.
   output logic                 wd_req_valid_o,   // a tile read is offered
   input  logic                 wd_req_ready_i,   // ... and taken this cycle
-  output logic [29:0]          wd_req_addr_o,    // byte address of the tile
+  output logic [tpu_isa_pkg::ReadHostDestWidth-1:0] wd_req_addr_o,  // byte address of the tile
   input  logic                 wd_rsp_valid_i,   // wd_rsp_data_i holds a beat
   output logic                 wd_rsp_ready_o,   // ... and it is taken this cycle
   input  logic [DramWidth-1:0] wd_rsp_data_i,    // weight b at [8b +: 8]
   // Weight DRAM, writes (READ_HOST target dram): one row of N bytes with a byte mask.
   output logic                 wd_wr_valid_o,    // a write is offered
   input  logic                 wd_wr_ready_i,    // ... and taken this cycle
-  output logic [29:0]          wd_wr_addr_o,     // byte address, a multiple of N
+  output logic [tpu_isa_pkg::ReadHostDestWidth-1:0] wd_wr_addr_o,   // byte address, N-aligned
   output logic [8*N-1:0]       wd_wr_data_o,     // byte b at [8b +: 8]
   output logic [N-1:0]         wd_wr_mask_o,     // bytes written
   // Status.

@@ -16,7 +16,7 @@ module tpu_top #(
   parameter int unsigned N          = 16,                // MXU size
   parameter int unsigned UbRows     = tpu_pkg::UbDepth,  // UB rows
   parameter int unsigned AccRows    = tpu_pkg::AccDepth, // accumulator rows
-  parameter int unsigned DramBytes  = 32'd67108864,      // weight-DRAM bytes
+  parameter logic [63:0] DramBytes  = 64'd67108864,      // weight-DRAM bytes
   parameter int unsigned ParamSets  = 64,                // activation parameter sets
   parameter int unsigned DramWidth  = N * 8,             // weight-DRAM read beat bits
   parameter int unsigned MaxPayload = 256,               // PCIe MPS, bytes
@@ -43,14 +43,14 @@ module tpu_top #(
   // Weight DRAM, reads: one request per N x N tile, answered by its beats in order.
   output logic                 wd_req_valid_o,    // a tile read is offered
   input  logic                 wd_req_ready_i,    // ... and taken this cycle
-  output logic [29:0]          wd_req_addr_o,     // byte address of the tile
+  output logic [tpu_isa_pkg::ReadHostDestWidth-1:0] wd_req_addr_o,  // byte address of the tile
   input  logic                 wd_rsp_valid_i,    // wd_rsp_data_i holds a beat
   output logic                 wd_rsp_ready_o,    // ... and it is taken this cycle
   input  logic [DramWidth-1:0] wd_rsp_data_i,     // weight b at [8b +: 8]
   // Weight DRAM, writes: one row of N bytes with a byte mask.
   output logic                 wd_wr_valid_o,     // a write is offered
   input  logic                 wd_wr_ready_i,     // ... and taken this cycle
-  output logic [29:0]          wd_wr_addr_o,      // byte address, a multiple of N
+  output logic [tpu_isa_pkg::ReadHostDestWidth-1:0] wd_wr_addr_o,   // byte address, N-aligned
   output logic [8*N-1:0]       wd_wr_data_o,      // byte b at [8b +: 8]
   output logic [N-1:0]         wd_wr_mask_o,      // bytes written
   // Status (for waveforms, the system model and tests; the host reads STATUS).

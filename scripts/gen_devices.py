@@ -16,7 +16,9 @@ The list is checked first: every device has exactly the documented fields, names
 lower_snake_case and unique, indices unique, the limits are the members of isa/isa.json's
 DeviceLimits inside their min..max and meeting their checks, and the host-interface figures
 meet tpu_top's parameter assertions (PCIe sizes and tags powers of two in range, the timeout at
-least twice the tags, the DRAM beat a whole number of bytes dividing a tile).
+least twice the tags, the DRAM beat a whole number of bytes dividing a tile), and the weight DRAM
+holds whole tiles. Limits may exceed 32 bits (DRAM_BYTES up to 8 GiB): the CMake values are plain
+decimals, which tpu_add_top_model() passes to Verilator as 64-bit constants.
 """
 
 import ast
@@ -159,6 +161,12 @@ class Device:
             if "check" in l and not limit_check_holds(l["check"], by_name, where):
                 fail("%s: field 'limits.%s' fails isa/isa.json's check %s" %
                      (where, l["member"], l["check"]))
+        # Whole weight tiles: READ_WEIGHTS addresses tiles of N * N bytes, and the weight-DRAM
+        # model holds a whole number of them (sc_models/weight_dram.cpp).
+        tile = self.limits["n"] * self.limits["n"]
+        if self.limits["dram_bytes"] % tile:
+            fail("%s: field 'limits.dram_bytes' %d is not a whole number of %d-byte tiles "
+                 "(N * N)" % (where, self.limits["dram_bytes"], tile))
         # Host interface.
         self.hw = {"limits": self.limits}
         for f, _, check in HW_FIELDS:

@@ -375,6 +375,11 @@ def gen_sv(isa):
             w(line)
         w("  localparam int unsigned %s = %d;" % (camel(c["name"]), c["value"]))
     w("")
+    w("  // ---- Device limits (the range a device parameter may take; 64 bits: DRAM_BYTES) ----")
+    for l in isa.limits:
+        for k in ("min", "max"):
+            w("  localparam logic [63:0] Limit%s%s = 64'd%d;" % (camel(l["name"]), camel(k), l[k]))
+    w("")
     w("  // ---- Opcodes ----")
     w("  typedef enum logic [%d:0] {" % (isa.opcode_width - 1))
     items = ["    Op%s = %d'h%02x" % (camel(i.name), isa.opcode_width, i.opcode)

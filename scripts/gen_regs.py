@@ -80,9 +80,17 @@ class Field:
             fail("%s: unknown format %r" % (where, self.format))
         if self.format == "error" and self.width > regs.error_bits:
             fail("%s: an error code field is at most %d bits" % (where, regs.error_bits))
+        # "Name" (the field holds the parameter) or "Name[msb:lsb]" (those bits of it: a
+        # parameter wider than a register is read in halves).
         self.param = d.get("param")
-        if self.param is not None and self.param not in regs.param_names:
-            fail("%s: unknown parameter %r" % (where, self.param))
+        if self.param is not None:
+            m = re.match(r"^(\w+)(?:\[(\d+):(\d+)\])?$", self.param)
+            if not m or m.group(1) not in regs.param_names:
+                fail("%s: unknown parameter %r" % (where, self.param))
+            if m.group(2) is not None and (int(m.group(2)) < int(m.group(3)) or
+                                           int(m.group(2)) - int(m.group(3)) + 1 != self.width):
+                fail("%s: parameter bits %s do not match the field's %d bits" %
+                     (where, self.param, self.width))
 
     def bits_text(self):
         return bits_text(self.lsb, self.msb)

@@ -20,9 +20,9 @@ namespace tpu::cli {
 namespace {
 
 // The device's pooling limits (docs/isa.md, ACTIVATE: win_h/win_w 4 bits, stride_h/stride_w
-// 3 bits), applied on every backend so that a pool runs the same everywhere.
+// 2 bits), applied on every backend so that a pool runs the same everywhere.
 constexpr int64_t kMaxWindow = 15;
-constexpr int64_t kMaxStride = 7;
+constexpr int64_t kMaxStride = 3;
 
 struct PoolOptions {
   std::string input, output;
@@ -136,7 +136,7 @@ CommandRunner AddPoolCommand(CLI::App& app, BackendFactory make_backend) {
       ->type_name("H[,W]")
       ->required();
   cmd->add_option("--stride", opts->stride,
-                  "strides along height and width (one number: both), each 1 .. 7; default: "
+                  "strides along height and width (one number: both), each 1 .. 3; default: "
                   "the window")
       ->type_name("S[,S]");
   cmd->add_option("--padding", opts->padding,

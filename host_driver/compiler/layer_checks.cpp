@@ -58,11 +58,11 @@ void CheckPoolLayer(const PoolLayer& layer, const std::string& what) {
   }
   const golden::Pool2dParams& p = layer.params;
   const char* win = " (ACTIVATE pooling windows are 4-bit fields)";
-  const char* stride = " (ACTIVATE pooling strides are 3-bit fields)";
+  const char* stride = " (ACTIVATE pooling strides are 2-bit fields)";
   CheckRange(what, "window height", p.window_h, 1, 15, win);
   CheckRange(what, "window width", p.window_w, 1, 15, win);
-  CheckRange(what, "stride height", p.stride_h, 1, 7, stride);
-  CheckRange(what, "stride width", p.stride_w, 1, 7, stride);
+  CheckRange(what, "stride height", p.stride_h, 1, 3, stride);
+  CheckRange(what, "stride width", p.stride_w, 1, 3, stride);
   if (p.padding != golden::Padding::kValid && p.padding != golden::Padding::kSame) {
     throw std::invalid_argument(what + ": padding must be VALID or SAME");
   }

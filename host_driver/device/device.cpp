@@ -133,13 +133,25 @@ Device::Device(DeviceBus& bus, const DeviceOptions& options) : bus_(bus), option
     info_.limits.n = bus_.ReadRegister(regs::kCapN);
     info_.limits.ub_rows = bus_.ReadRegister(regs::kCapUbRows);
     info_.limits.acc_rows = bus_.ReadRegister(regs::kCapAccRows);
-    info_.limits.dram_bytes = bus_.ReadRegister(regs::kCapDramBytes);
+    // 64 bits in two registers: TPU v1's 8 GiB do not fit one.
+    info_.limits.dram_bytes = static_cast<int64_t>(
+        uint64_t{bus_.ReadRegister(regs::kCapDramBytesLo)} |
+        uint64_t{bus_.ReadRegister(regs::kCapDramBytesHi)} << 32);
     info_.limits.param_sets = bus_.ReadRegister(regs::kCapParamSets);
     const uint32_t dma = bus_.ReadRegister(regs::kCapDma);
     info_.max_payload = (dma & regs::kCapDmaMaxPayloadMask) >> regs::kCapDmaMaxPayloadShift;
     info_.max_read_request = (dma & regs::kCapDmaMaxReadReqMask) >> regs::kCapDmaMaxReadReqShift;
   } catch (const std::runtime_error& e) {
     ThrowNoAnswer(e, "reading its VERSION and CAP_* registers");
+  }
+  // Each ISA version encodes fields differently (docs/isa.md, "Versions"): a program built for
+  // one is garbage to another, so a mismatch stops here instead of at the first instruction.
+  if (info_.isa_version != static_cast<uint32_t>(isa::kIsaVersion)) {
+    throw DeviceError("the device implements instruction-set version " +
+                          std::to_string(info_.isa_version) + " (VERSION.isa_version) but this " +
+                          "driver emits version " + std::to_string(isa::kIsaVersion) +
+                          ": use a driver and a device (RTL) built from the same isa/isa.json",
+                      false, 0, 0);
   }
 }
 

@@ -1,5 +1,5 @@
 // A byte-addressed memory of any size up to 2^64 that stores only the pages written: the host
-// address space (48 bits) and the weight DRAM (up to 1 GiB) of the reference machine.
+// address space (48 bits) and the weight DRAM (up to 8 GiB) of the reference machine.
 #ifndef TPU_MODEL_SPARSE_MEMORY_H_
 #define TPU_MODEL_SPARSE_MEMORY_H_
 

@@ -9,13 +9,14 @@ module tpu_ctrl #(
   parameter int unsigned N          = tpu_pkg::MxuDim,    // MXU size; bytes per UB row
   parameter int unsigned UbRows     = tpu_pkg::UbDepth,   // UB_ROWS
   parameter int unsigned AccRows    = tpu_pkg::AccDepth,  // ACC_ROWS
-  parameter int unsigned DramBytes  = 32'd67108864,       // DRAM_BYTES
+  parameter logic [63:0] DramBytes  = 64'd67108864,       // DRAM_BYTES
   parameter int unsigned ParamSets  = 64,                 // PARAM_SETS
   parameter int unsigned DramWidth  = N * 8,              // weight-DRAM beat bits
   parameter int unsigned QueueDepth = 4,                  // instructions per unit queue
   localparam int unsigned UbAw    = (UbRows > 1) ? $clog2(UbRows) : 1,
   localparam int unsigned AccAw   = (AccRows > 1) ? $clog2(AccRows) : 1,
-  localparam int unsigned WfRowsW = $clog2((tpu_pkg::WfifoDepthTiles + 1) * N + 1)
+  localparam int unsigned WfRowsW = $clog2((tpu_pkg::WfifoDepthTiles + 1) * N + 1),
+  localparam int unsigned DramAw  = tpu_isa_pkg::ReadHostDestWidth  // DRAM byte address bits
 ) (
   input  logic               clk_i,
   input  logic               rst_ni,
@@ -38,11 +39,11 @@ module tpu_ctrl #(
   // Weight DRAM (tpu_core ports; the read data goes to the weight FIFO directly).
   output logic               wd_req_valid_o,         // a tile read is offered
   input  logic               wd_req_ready_i,         // ... and taken
-  output logic [29:0]        wd_req_addr_o,          // tile byte address
+  output logic [DramAw-1:0]  wd_req_addr_o,          // tile byte address
   input  logic               wd_rsp_fire_i,          // a beat enters the weight FIFO
   output logic               wd_wr_valid_o,          // a row write is offered
   input  logic               wd_wr_ready_i,          // ... and taken
-  output logic [29:0]        wd_wr_addr_o,           // byte address, a multiple of N
+  output logic [DramAw-1:0]  wd_wr_addr_o,           // byte address, a multiple of N
   output logic [8*N-1:0]     wd_wr_data_o,           // row data
   output logic [N-1:0]       wd_wr_mask_o,           // byte mask
   // Weight FIFO status.
@@ -249,7 +250,7 @@ module tpu_ctrl #(
   logic [31:0] dma_err_index, dma_index_q;
   logic        dst_valid, dst_ready;
   logic [1:0]  dst_target;
-  logic [29:0] dst_row;
+  logic [DramAw-1:0] dst_row;
   logic [8*N-1:0] dst_data;
   logic [N-1:0]   dst_mask;
   logic        param_wr_ready, lut_wr_ready;
@@ -333,7 +334,8 @@ module tpu_ctrl #(
   assign ub_dma_wr_addr_o = dst_row[UbAw-1:0];
   assign ub_dma_wr_data_o = dst_data;
   assign ub_dma_wr_mask_o = dst_mask;
-  assign wd_wr_addr_o     = 30'(dst_row * N);
+  // DRAM rows come from byte addresses below DRAM_BYTES <= 2^DramAw (checked by the decoder).
+  assign wd_wr_addr_o     = DramAw'(64'(dst_row) * 64'(N));
   assign wd_wr_data_o     = dst_data;
   assign wd_wr_mask_o     = dst_mask;
 

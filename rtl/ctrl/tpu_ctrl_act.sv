@@ -54,7 +54,8 @@ module tpu_ctrl_act #(
   localparam int unsigned ParamRows  = 9 * ParamSets,                    // parameter memory rows
   localparam int unsigned AwPar      = $clog2(ParamRows),                // ... row address bits
   localparam int unsigned LutRows    = (tpu_isa_pkg::LutBytes + N - 1) / N,  // table rows
-  localparam int unsigned AwLut      = (LutRows > 1) ? $clog2(LutRows) : 1   // ... row bits
+  localparam int unsigned AwLut      = (LutRows > 1) ? $clog2(LutRows) : 1,  // ... row bits
+  localparam int unsigned RowW       = tpu_isa_pkg::ReadHostDestWidth    // DMA row bits
 ) (
   input  logic                    clk_i,
   input  logic                    rst_ni,
@@ -81,13 +82,13 @@ module tpu_ctrl_act #(
   // Parameter memory writes (READ_HOST target param): row = byte address / N.
   input  logic                    param_wr_valid_i,     // a row write is offered
   output logic                    param_wr_ready_o,     // ... and taken (always)
-  input  logic [29:0]             param_wr_row_i,       // row, < 9 * ParamSets
+  input  logic [RowW-1:0]         param_wr_row_i,       // row, < 9 * ParamSets
   input  logic [8*N-1:0]          param_wr_data_i,      // byte b at [8b +: 8]
   input  logic [N-1:0]            param_wr_mask_i,      // bytes written
   // Lookup-table writes (READ_HOST target lut): row = entry / N.
   input  logic                    lut_wr_valid_i,       // a row write is offered
   output logic                    lut_wr_ready_o,       // ... and taken this cycle
-  input  logic [29:0]             lut_wr_row_i,         // row: entries [row*N, row*N + N)
+  input  logic [RowW-1:0]         lut_wr_row_i,         // row: entries [row*N, row*N + N)
   input  logic [8*N-1:0]          lut_wr_data_i,        // entry row*N + b at [8b +: 8]
   input  logic [N-1:0]            lut_wr_mask_i,        // entries written
   // Accumulator read port (tpu_acc rd_*).
@@ -134,7 +135,7 @@ module tpu_ctrl_act #(
   output logic [8*N-1:0]          ub_wr_data_o          // byte c at [8c +: 8]
 );
 
-  localparam int unsigned RowsW = tpu_isa_pkg::ActivateRowsWidth;  // rows field, 12 bits
+  localparam int unsigned RowsW = tpu_isa_pkg::ActivateRowsWidth;  // rows field, 13 bits
   localparam int unsigned IdxW  = (N > 1) ? $clog2(N) : 1;         // byte index in a row
 
   typedef enum logic [1:0] {
@@ -150,12 +151,13 @@ module tpu_ctrl_act #(
                     f_image_w;
   logic [5:0]       f_param_set;
   logic             f_lut, f_same;
-  logic [11:0]      f_acc;
+  logic [tpu_isa_pkg::ActivateAccWidth-1:0] f_acc;
   logic [RowsW-1:0] f_rows;
-  logic [15:0]      f_ub;
+  logic [tpu_isa_pkg::ActivateUbWidth-1:0] f_ub;
   logic [1:0]       f_pool;
   logic [3:0]       f_win_h, f_win_w;
-  logic [2:0]       f_stride_h, f_stride_w;
+  logic [tpu_isa_pkg::ActivateStrideHWidth-1:0] f_stride_h;
+  logic [tpu_isa_pkg::ActivateStrideWWidth-1:0] f_stride_w;
 
   assign f_wait       = instr_i[tpu_isa_pkg::ActivateWaitLsb +: tpu_isa_pkg::ActivateWaitWidth];
   assign f_signal     = instr_i[tpu_isa_pkg::ActivateSignalLsb +:
@@ -312,8 +314,8 @@ module tpu_ctrl_act #(
       pool_d     = f_pool;
       win_h_d    = f_win_h;
       win_w_d    = f_win_w;
-      str_h_d    = f_stride_h;
-      str_w_d    = f_stride_w;
+      str_h_d    = 3'(f_stride_h);
+      str_w_d    = 3'(f_stride_w);
       same_d     = f_same;
       img_h_d    = f_image_h;
       img_w_d    = f_image_w;
@@ -391,7 +393,7 @@ module tpu_ctrl_act #(
   logic [AwPar-1:0] param_wr_addr;
 
   assign param_wr_ready_o  = 1'b1;
-  assign param_wr_in_range = param_wr_row_i < 30'(ParamRows);
+  assign param_wr_in_range = param_wr_row_i < RowW'(ParamRows);
   assign param_wr_addr     = param_wr_row_i[AwPar-1:0];
 
   // Synchronous byte-masked write and synchronous read in one process: one inferred memory.
@@ -549,7 +551,7 @@ module tpu_ctrl_act #(
               lut_wr_valid_i, acc_rd_req_ready_i, acc_rd_rsp_valid_i, act_in_ready_i,
               act_out_valid_i, act_busy_i, ub_wr_ready_i, abort_i}), clk_i, rst_ni)
   `TPU_ASSERT(ParamWriteInRange, !param_wr_valid_i || param_wr_in_range, clk_i, rst_ni)
-  `TPU_ASSERT(LutRowInRange, !lut_wr_valid_i || lut_wr_row_i < 30'(LutRows), clk_i, rst_ni)
+  `TPU_ASSERT(LutRowInRange, !lut_wr_valid_i || lut_wr_row_i < RowW'(LutRows), clk_i, rst_ni)
   `TPU_ASSERT(LutEntryInRange, !act_lut_we_o || lut_entry < tpu_isa_pkg::LutBytes,
               clk_i, rst_ni)
   `TPU_ASSERT(AccReadInRange, !acc_rd_req_valid_o || 32'(acc_rd_req_addr_o) < AccRows,

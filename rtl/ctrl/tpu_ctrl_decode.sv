@@ -17,9 +17,9 @@
 // out_ready_i.
 module tpu_ctrl_decode #(
   parameter int unsigned N         = tpu_pkg::MxuDim,    // MXU size; bytes per UB row
-  parameter int unsigned UbRows    = tpu_pkg::UbDepth,   // UB_ROWS, 1 .. 65536
+  parameter int unsigned UbRows    = tpu_pkg::UbDepth,   // UB_ROWS, 1 .. 2^17
   parameter int unsigned AccRows   = tpu_pkg::AccDepth,  // ACC_ROWS, 2 .. 4096, even
-  parameter int unsigned DramBytes = 32'd67108864,       // DRAM_BYTES, 1 .. 2^30
+  parameter logic [63:0] DramBytes = 64'd67108864,       // DRAM_BYTES, 1 .. 2^33
   parameter int unsigned ParamSets = 64                  // PARAM_SETS, 1 .. 64
 ) (
   input  logic         clk_i,
@@ -41,7 +41,7 @@ module tpu_ctrl_decode #(
   localparam logic [63:0] NL         = 64'(N);
   localparam logic [63:0] UbRowsL    = 64'(UbRows);
   localparam logic [63:0] AccRowsL   = 64'(AccRows);
-  localparam logic [63:0] DramBytesL = 64'(DramBytes);
+  localparam logic [63:0] DramBytesL = DramBytes;
   localparam logic [63:0] DramTilesL = DramBytesL / (NL * NL);         // whole tiles in DRAM
   localparam logic [63:0] ParamBytesL = 64'(ParamSets) * 64'd9 * NL;   // PARAM_BYTES
   localparam logic [63:0] ParamSetsL = 64'(ParamSets);
@@ -109,7 +109,8 @@ module tpu_ctrl_decode #(
   logic        ac_same;
   logic signed [7:0] ac_clamp_min, ac_clamp_max;
   logic [3:0]  ac_win_h, ac_win_w;
-  logic [2:0]  ac_stride_h, ac_stride_w;
+  logic [tpu_isa_pkg::ActivateStrideHWidth-1:0] ac_stride_h;
+  logic [tpu_isa_pkg::ActivateStrideWWidth-1:0] ac_stride_w;
   logic [7:0]  ac_image_h, ac_image_w;
   assign ac_acc       = 64'(in_instr_i[tpu_isa_pkg::ActivateAccLsb +:
                                        tpu_isa_pkg::ActivateAccWidth]);
@@ -158,8 +159,8 @@ module tpu_ctrl_decode #(
   logic        ac_rows_ragged;
   assign ac_pixels       = 16'(ac_image_h) * 16'(ac_image_w);
   assign ac_pixels_div   = (ac_pixels == 16'd0) ? 16'd1 : ac_pixels;
-  assign ac_stride_h_div = (ac_stride_h == 3'd0) ? 8'd1 : 8'(ac_stride_h);
-  assign ac_stride_w_div = (ac_stride_w == 3'd0) ? 8'd1 : 8'(ac_stride_w);
+  assign ac_stride_h_div = (ac_stride_h == '0) ? 8'd1 : 8'(ac_stride_h);
+  assign ac_stride_w_div = (ac_stride_w == '0) ? 8'd1 : 8'(ac_stride_w);
   // pool_out: same: ceil_div(size, stride); valid: (size - window) // stride + 1.
   assign ac_out_h = ac_same ? 8'((9'(ac_image_h) + 9'(ac_stride_h_div) - 9'd1) /
                                  9'(ac_stride_h_div))
@@ -167,7 +168,7 @@ module tpu_ctrl_decode #(
   assign ac_out_w = ac_same ? 8'((9'(ac_image_w) + 9'(ac_stride_w_div) - 9'd1) /
                                  9'(ac_stride_w_div))
                             : 8'((ac_image_w - 8'(ac_win_w)) / ac_stride_w_div) + 8'd1;
-  assign ac_rows16      = ac_rows[15:0];  // rows is 12 bits
+  assign ac_rows16      = ac_rows[15:0];  // rows is 13 bits
   assign ac_images16    = ac_rows16 / ac_pixels_div;
   assign ac_images      = 64'(ac_images16);
   assign ac_rows_ragged = (ac_rows16 % ac_pixels_div) != 16'd0;
@@ -328,11 +329,16 @@ module tpu_ctrl_decode #(
   // ---------------------------------------------------------------------------------------
   // Assertions
   // ---------------------------------------------------------------------------------------
-  `TPU_ASSERT_INIT(DeviceN, N >= 2 && N <= 256)
-  `TPU_ASSERT_INIT(DeviceUbRows, UbRows >= 1 && UbRows <= 65536)
-  `TPU_ASSERT_INIT(DeviceAccRows, AccRows >= 2 && AccRows <= 4096 && AccRows % 2 == 0)
-  `TPU_ASSERT_INIT(DeviceDramBytes, DramBytes >= 1 && DramBytes <= 32'd1073741824)
-  `TPU_ASSERT_INIT(DeviceParamSets, ParamSets >= 1 && ParamSets <= 64)
+  // The device limits' ranges (isa/isa.json): the fields are only wide enough for these.
+  `TPU_ASSERT_INIT(DeviceN, NL >= tpu_isa_pkg::LimitNMin && NL <= tpu_isa_pkg::LimitNMax)
+  `TPU_ASSERT_INIT(DeviceUbRows,
+      UbRowsL >= tpu_isa_pkg::LimitUbRowsMin && UbRowsL <= tpu_isa_pkg::LimitUbRowsMax)
+  `TPU_ASSERT_INIT(DeviceAccRows, AccRowsL >= tpu_isa_pkg::LimitAccRowsMin &&
+      AccRowsL <= tpu_isa_pkg::LimitAccRowsMax && AccRows % 2 == 0)
+  `TPU_ASSERT_INIT(DeviceDramBytes,
+      DramBytesL >= tpu_isa_pkg::LimitDramBytesMin && DramBytesL <= tpu_isa_pkg::LimitDramBytesMax)
+  `TPU_ASSERT_INIT(DeviceParamSets,
+      ParamSetsL >= tpu_isa_pkg::LimitParamSetsMin && ParamSetsL <= tpu_isa_pkg::LimitParamSetsMax)
   // A held output does not change until it is taken.
   `TPU_ASSERT(OutStable, !(out_valid_o && !out_ready_i) ||
               (valid_d && instr_d == instr_q && error_d == error_q), clk_i, rst_ni)

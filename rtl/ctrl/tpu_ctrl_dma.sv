@@ -40,7 +40,8 @@ module tpu_ctrl_dma #(
   parameter int unsigned UbRows = tpu_pkg::UbDepth,  // UB rows
   localparam int unsigned RowWidth = 8 * N,                               // bits per row/beat
   localparam int unsigned AwUb     = (UbRows > 1) ? $clog2(UbRows) : 1,   // UB row address bits
-  localparam int unsigned HostW    = tpu_isa_pkg::HostAddrBits            // host address bits
+  localparam int unsigned HostW    = tpu_isa_pkg::HostAddrBits,           // host address bits
+  localparam int unsigned DestW    = tpu_isa_pkg::ReadHostDestWidth       // READ_HOST dest bits
 ) (
   input  logic                clk_i,
   input  logic                rst_ni,
@@ -80,7 +81,7 @@ module tpu_ctrl_dma #(
   output logic                dst_valid_o,         // a row write is offered
   input  logic                dst_ready_i,         // ... and taken this cycle
   output logic [1:0]          dst_target_o,        // tpu_isa_pkg::target_e
-  output logic [29:0]         dst_row_o,           // ub: UB row; else byte address / N
+  output logic [DestW-1:0]    dst_row_o,           // ub: UB row; else byte address / N
   output logic [RowWidth-1:0] dst_data_o,          // byte b of the row at [8b +: 8]
   output logic [N-1:0]        dst_mask_o,          // bytes written
   // UB read port of WRITE_HOST (tpu_ub dma_rd_*).
@@ -109,12 +110,12 @@ module tpu_ctrl_dma #(
   // ---------------------------------------------------------------------------------------
   logic             hd_write;
   logic [1:0]       hd_target;
-  logic [29:0]      hd_dest;
+  logic [DestW-1:0] hd_dest;
   logic [LenW-1:0]  hd_len;
   logic [HostW-1:0] hd_host, hd_host_beat;
-  logic [15:0]      hd_ub;
+  logic [tpu_isa_pkg::WriteHostUbWidth-1:0] hd_ub;
   logic [OffW-1:0]  hd_host_off, hd_dest_off, hd_src_off, hd_dst_off, hd_delta, hd_end_off;
-  logic [29:0]      hd_row_base;
+  logic [DestW-1:0] hd_row_base;
   logic [NumW-1:0]  hd_in_num, hd_out_num;
   logic [CntW-1:0]  hd_n_in, hd_n_out;
   logic [N-1:0]     hd_first_mask, hd_last_mask;
@@ -130,9 +131,9 @@ module tpu_ctrl_dma #(
 
     hd_host_off  = OffW'(hd_host % HostW'(N));
     hd_host_beat = hd_host - HostW'(hd_host_off);
-    hd_dest_off  = (hd_target == tpu_isa_pkg::TargetUb) ? '0 : OffW'(hd_dest % 30'(N));
-    hd_row_base  = hd_write ? 30'(hd_ub) :
-                   (hd_target == tpu_isa_pkg::TargetUb) ? hd_dest : hd_dest / 30'(N);
+    hd_dest_off  = (hd_target == tpu_isa_pkg::TargetUb) ? '0 : OffW'(hd_dest % DestW'(N));
+    hd_row_base  = hd_write ? DestW'(hd_ub) :
+                   (hd_target == tpu_isa_pkg::TargetUb) ? hd_dest : hd_dest / DestW'(N);
 
     // Source and destination offsets: READ_HOST host -> row, WRITE_HOST row -> host.
     hd_src_off = hd_write ? '0 : hd_host_off;
@@ -393,7 +394,7 @@ module tpu_ctrl_dma #(
 
   assign dst_valid_o  = !write_q && out_valid_q;
   assign dst_target_o = target_q;
-  assign dst_row_o    = out_addr_q[29:0];
+  assign dst_row_o    = out_addr_q[DestW-1:0];
   assign dst_data_o   = out_data_q;
   assign dst_mask_o   = out_mask_q;
 
@@ -409,6 +410,7 @@ module tpu_ctrl_dma #(
   // Assertions
   // ---------------------------------------------------------------------------------------
   `TPU_ASSERT_INIT(NAtLeastTwo, N >= 2)
+  `TPU_ASSERT_INIT(AddressesFit, DestW <= HostW && AwUb <= tpu_isa_pkg::WriteHostUbWidth)
   // The queue holds only this unit's instructions.
   `TPU_ASSERT(OnlyDmaInstructions, !instr_valid_i ||
       instr_i[tpu_isa_pkg::OpcodeLsb +: tpu_isa_pkg::OpcodeWidth] == tpu_isa_pkg::OpReadHost ||

@@ -78,7 +78,7 @@ module tpu_ctrl_matrix #(
 );
 
   localparam int unsigned FlightW = $clog2(2 * N + 8);
-  // Window address widths (signed). Row address and line base: ub (< 2^16) + y0 * image_w
+  // Window address widths (signed). Row address and line base: ub (< 2^17) + y0 * image_w
   // (|.| < 2^17) + the steps of a line (< 2^11): 20 bits. iy stops at the first line >= image_h,
   // so it stays within [-512, 511 + 7]: 11 bits; ix within [-16, 15 + 254 * 7]: 12 bits.
   localparam int unsigned AddrW = 20;
@@ -145,7 +145,8 @@ module tpu_ctrl_matrix #(
   assign nx_x0       = nx[tpu_isa_pkg::MatmulX0Lsb +: 5];
   assign nx_image_w  = nx[tpu_isa_pkg::MatmulImageWLsb +: 8];
   // The one product of the load (the other, stride_h * image_w, is formed below).
-  assign nx_line     = AddrW'($signed({1'b0, nx[tpu_isa_pkg::MatmulUbLsb +: 16]})) +
+  assign nx_line     = AddrW'($signed({1'b0, nx[tpu_isa_pkg::MatmulUbLsb +:
+                                                 tpu_isa_pkg::MatmulUbWidth]})) +
                        AddrW'(nx_y0) * AddrW'($signed({1'b0, nx_image_w}));
 
   // A row is inside the image (always, without window): it reads the UB, else it is padding.
@@ -430,7 +431,8 @@ module tpu_ctrl_matrix #(
   `TPU_ASSERT(ResponseHasSideInfo, !ub_rd_rsp_valid_i || side_out_valid, clk_i, rst_ni)
   `TPU_ASSERT(CompletionKnown, !give_valid_o || comp_out_valid, clk_i, rst_ni)
   `TPU_ASSERT(FlightBounded, flight_q <= FlightW'(2 * N + 4), clk_i, rst_ni)
-  `TPU_ASSERT_INIT(UbAddressFits, UbAw <= 16)
+  `TPU_ASSERT_INIT(UbAddressFits, UbAw <= tpu_isa_pkg::MatmulUbWidth &&
+      tpu_isa_pkg::MatmulUbWidth + 2 < AddrW)
   // A requested row lies in the UB (the decoder checked the window's image against UB_ROWS).
   `TPU_ASSERT(RequestInUb, !ub_rd_req_valid_o ||
               (ub_q >= 0 && ub_q < AddrW'(UbRows)), clk_i, rst_ni)

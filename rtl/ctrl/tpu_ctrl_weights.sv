@@ -18,7 +18,8 @@ module tpu_ctrl_weights #(
   localparam int unsigned RowsPerBeat = (DramWidth >= 8 * N) ? DramWidth / (8 * N) : 1,
   localparam int unsigned BeatsPerRow = (DramWidth >= 8 * N) ? 1 : (8 * N) / DramWidth,
   localparam int unsigned TileBeats   = N * BeatsPerRow / RowsPerBeat,
-  localparam int unsigned RowIncW     = $clog2(RowsPerBeat + 1)
+  localparam int unsigned RowIncW     = $clog2(RowsPerBeat + 1),
+  localparam int unsigned DramAw      = tpu_isa_pkg::ReadHostDestWidth  // DRAM byte address bits
 ) (
   input  logic               clk_i,
   input  logic               rst_ni,
@@ -38,7 +39,7 @@ module tpu_ctrl_weights #(
   // Weight DRAM requests and the beats entering the weight FIFO.
   output logic               wd_req_valid_o, // a tile read is offered
   input  logic               wd_req_ready_i, // ... and taken this cycle
-  output logic [29:0]        wd_req_addr_o,  // byte address of the tile
+  output logic [DramAw-1:0]  wd_req_addr_o,  // byte address of the tile
   input  logic               wd_rsp_fire_i,  // a beat enters the FIFO this cycle
   input  logic [RowCntW-1:0] wf_rows_i,      // complete rows the FIFO holds
   // Status.
@@ -170,7 +171,9 @@ module tpu_ctrl_weights #(
     end
   end
 
-  assign wd_req_addr_o = 30'(tile_q * (N * N));
+  // A tile index is 32 bits; DRAM_BYTES <= 2^DramAw keeps the tiles the decoder lets through
+  // below 2^DramAw bytes, so the product is taken at 64 bits and truncated without loss.
+  assign wd_req_addr_o = DramAw'(64'(tile_q) * 64'(N * N));
   assign take_mask_o   = wait_q;
   assign give_mask_o   = signal_q;
   assign give_index_o  = index_q;

@@ -21,7 +21,7 @@ module tpu_host_if #(
   parameter int unsigned N          = 16,        // MXU size; host-memory beat bytes
   parameter int unsigned UbRows     = 4096,      // CAP_UB_ROWS
   parameter int unsigned AccRows    = 1024,      // CAP_ACC_ROWS
-  parameter int unsigned DramBytes  = 67108864,  // CAP_DRAM_BYTES
+  parameter logic [63:0] DramBytes  = 64'd67108864,  // CAP_DRAM_BYTES_LO / _HI
   parameter int unsigned ParamSets  = 64,        // CAP_PARAM_SETS
   parameter int unsigned MaxPayload = 256,       // MPS, bytes
   parameter int unsigned MaxReadReq = 512,       // MRRS, bytes

@@ -20,7 +20,7 @@ module tpu_host_regs #(
   parameter int unsigned N          = 16,        // MXU size (CAP_N)
   parameter int unsigned UbRows     = 4096,      // UB rows (CAP_UB_ROWS)
   parameter int unsigned AccRows    = 1024,      // accumulator rows (CAP_ACC_ROWS)
-  parameter int unsigned DramBytes  = 67108864,  // weight-DRAM bytes (CAP_DRAM_BYTES)
+  parameter logic [63:0] DramBytes  = 64'd67108864,  // weight-DRAM bytes (CAP_DRAM_BYTES_LO/HI)
   parameter int unsigned ParamSets  = 64,        // activation parameter sets (CAP_PARAM_SETS)
   parameter int unsigned MaxPayload = 256,       // PCIe max payload bytes (CAP_DMA)
   parameter int unsigned MaxReadReq = 512,       // PCIe max read request bytes (CAP_DMA)
@@ -259,9 +259,8 @@ module tpu_host_regs #(
       tpu_regs_pkg::CapNOffset:         rdata = 32'(N) << tpu_regs_pkg::CapNNLsb;
       tpu_regs_pkg::CapUbRowsOffset:    rdata = 32'(UbRows) << tpu_regs_pkg::CapUbRowsUbRowsLsb;
       tpu_regs_pkg::CapAccRowsOffset:   rdata = 32'(AccRows) << tpu_regs_pkg::CapAccRowsAccRowsLsb;
-      tpu_regs_pkg::CapDramBytesOffset: begin
-        rdata = 32'(DramBytes) << tpu_regs_pkg::CapDramBytesDramBytesLsb;
-      end
+      tpu_regs_pkg::CapDramBytesLoOffset: rdata = DramBytes[31:0];
+      tpu_regs_pkg::CapDramBytesHiOffset: rdata = DramBytes[63:32];
       tpu_regs_pkg::CapParamSetsOffset: begin
         rdata = 32'(ParamSets) << tpu_regs_pkg::CapParamSetsParamSetsLsb;
       end
@@ -404,6 +403,8 @@ module tpu_host_regs #(
   `TPU_ASSERT_INIT(CapDmaFits, MaxPayload < (1 << tpu_regs_pkg::CapDmaMaxPayloadWidth) &&
                                MaxReadReq < (1 << tpu_regs_pkg::CapDmaMaxReadReqWidth))
   `TPU_ASSERT_INIT(HwVersionFits, HwVersion < (1 << tpu_regs_pkg::VersionHwVersionWidth))
+  `TPU_ASSERT_INIT(DramBytesHalvesAreDws, tpu_regs_pkg::CapDramBytesLoBytesWidth == 32 &&
+                                          tpu_regs_pkg::CapDramBytesHiBytesWidth == 32)
   `TPU_ASSERT_INIT(AddressHalvesAreDws, tpu_regs_pkg::MsiAddrHiAddrWidth == 32 &&
                                         tpu_regs_pkg::RingBaseHiAddrWidth == 32)
   `TPU_ASSERT(RequestDwAligned, !req_valid_i || req_addr_i[1:0] == 2'b00, clk_i, rst_ni)

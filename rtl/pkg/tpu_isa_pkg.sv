@@ -11,7 +11,7 @@
 /* verilator lint_off UNUSEDPARAM */
 package tpu_isa_pkg;
 
-  localparam int unsigned IsaVersion  = 1;
+  localparam int unsigned IsaVersion  = 2;
   localparam int unsigned InstrBits   = 128;
   localparam int unsigned InstrWords  = 4;
   localparam int unsigned OpcodeLsb   = 0;
@@ -29,6 +29,18 @@ package tpu_isa_pkg;
   localparam int unsigned LutBytes = 256;
   // weight tiles the weight FIFO holds (READ_WEIGHTS waits while it is full)
   localparam int unsigned WeightFifoTiles = 4;
+
+  // ---- Device limits (the range a device parameter may take; 64 bits: DRAM_BYTES) ----
+  localparam logic [63:0] LimitNMin = 64'd2;
+  localparam logic [63:0] LimitNMax = 64'd256;
+  localparam logic [63:0] LimitUbRowsMin = 64'd1;
+  localparam logic [63:0] LimitUbRowsMax = 64'd131072;
+  localparam logic [63:0] LimitAccRowsMin = 64'd2;
+  localparam logic [63:0] LimitAccRowsMax = 64'd4096;
+  localparam logic [63:0] LimitDramBytesMin = 64'd1;
+  localparam logic [63:0] LimitDramBytesMax = 64'd8589934592;
+  localparam logic [63:0] LimitParamSetsMin = 64'd1;
+  localparam logic [63:0] LimitParamSetsMax = 64'd64;
 
   // ---- Opcodes ----
   typedef enum logic [7:0] {
@@ -124,9 +136,9 @@ package tpu_isa_pkg;
   localparam int unsigned ReadHostTargetLsb = 24;
   localparam int unsigned ReadHostTargetWidth = 2;
   localparam int unsigned ReadHostDestLsb = 26;
-  localparam int unsigned ReadHostDestWidth = 30;
-  localparam int unsigned ReadHostLengthLsb = 56;
-  localparam int unsigned ReadHostLengthWidth = 24;
+  localparam int unsigned ReadHostDestWidth = 33;
+  localparam int unsigned ReadHostLengthLsb = 59;
+  localparam int unsigned ReadHostLengthWidth = 21;
   localparam int unsigned ReadHostHostLsb = 80;
   localparam int unsigned ReadHostHostWidth = 48;
   localparam logic [127:0] ReadHostReservedMask =
@@ -138,13 +150,13 @@ package tpu_isa_pkg;
   localparam int unsigned WriteHostSignalLsb = 16;
   localparam int unsigned WriteHostSignalWidth = 8;
   localparam int unsigned WriteHostUbLsb = 26;
-  localparam int unsigned WriteHostUbWidth = 16;
-  localparam int unsigned WriteHostLengthLsb = 56;
-  localparam int unsigned WriteHostLengthWidth = 24;
+  localparam int unsigned WriteHostUbWidth = 17;
+  localparam int unsigned WriteHostLengthLsb = 59;
+  localparam int unsigned WriteHostLengthWidth = 21;
   localparam int unsigned WriteHostHostLsb = 80;
   localparam int unsigned WriteHostHostWidth = 48;
   localparam logic [127:0] WriteHostReservedMask =
-      128'h00000000_00000000_00fffc00_03000000;
+      128'h00000000_00000000_07fff800_03000000;
 
   // ---- READ_WEIGHTS (opcode 0x20, unit weights) ----
   localparam int unsigned ReadWeightsWaitLsb = 8;
@@ -172,10 +184,10 @@ package tpu_isa_pkg;
   localparam int unsigned MatmulStrideHLsb = 27;
   localparam int unsigned MatmulStrideHWidth = 3;
   localparam int unsigned MatmulUbLsb = 32;
-  localparam int unsigned MatmulUbWidth = 16;
-  localparam int unsigned MatmulAccLsb = 48;
+  localparam int unsigned MatmulUbWidth = 17;
+  localparam int unsigned MatmulAccLsb = 49;
   localparam int unsigned MatmulAccWidth = 12;
-  localparam int unsigned MatmulStrideWLsb = 60;
+  localparam int unsigned MatmulStrideWLsb = 61;
   localparam int unsigned MatmulStrideWWidth = 3;
   localparam int unsigned MatmulRowsLsb = 64;
   localparam int unsigned MatmulRowsWidth = 16;
@@ -192,7 +204,7 @@ package tpu_isa_pkg;
   localparam int unsigned MatmulX0Lsb = 122;
   localparam int unsigned MatmulX0Width = 5;
   localparam logic [127:0] MatmulReservedMask =
-      128'h80000000_00000000_80000000_c0000000;
+      128'h80000000_00000000_00000000_c0000000;
 
   // ---- ACTIVATE (opcode 0x40, unit activation) ----
   localparam int unsigned ActivateWaitLsb = 8;
@@ -208,25 +220,25 @@ package tpu_isa_pkg;
   localparam int unsigned ActivateAccLsb = 32;
   localparam int unsigned ActivateAccWidth = 12;
   localparam int unsigned ActivateRowsLsb = 44;
-  localparam int unsigned ActivateRowsWidth = 12;
-  localparam int unsigned ActivateZeroPointLsb = 56;
+  localparam int unsigned ActivateRowsWidth = 13;
+  localparam int unsigned ActivateZeroPointLsb = 57;
   localparam int unsigned ActivateZeroPointWidth = 8;
-  localparam int unsigned ActivateUbLsb = 64;
-  localparam int unsigned ActivateUbWidth = 16;
-  localparam int unsigned ActivateClampMinLsb = 80;
+  localparam int unsigned ActivateUbLsb = 65;
+  localparam int unsigned ActivateUbWidth = 17;
+  localparam int unsigned ActivateClampMinLsb = 82;
   localparam int unsigned ActivateClampMinWidth = 8;
-  localparam int unsigned ActivateClampMaxLsb = 88;
+  localparam int unsigned ActivateClampMaxLsb = 90;
   localparam int unsigned ActivateClampMaxWidth = 8;
-  localparam int unsigned ActivatePoolLsb = 96;
+  localparam int unsigned ActivatePoolLsb = 98;
   localparam int unsigned ActivatePoolWidth = 2;
-  localparam int unsigned ActivateWinHLsb = 98;
+  localparam int unsigned ActivateWinHLsb = 100;
   localparam int unsigned ActivateWinHWidth = 4;
-  localparam int unsigned ActivateWinWLsb = 102;
+  localparam int unsigned ActivateWinWLsb = 104;
   localparam int unsigned ActivateWinWWidth = 4;
-  localparam int unsigned ActivateStrideHLsb = 106;
-  localparam int unsigned ActivateStrideHWidth = 3;
-  localparam int unsigned ActivateStrideWLsb = 109;
-  localparam int unsigned ActivateStrideWWidth = 3;
+  localparam int unsigned ActivateStrideHLsb = 108;
+  localparam int unsigned ActivateStrideHWidth = 2;
+  localparam int unsigned ActivateStrideWLsb = 110;
+  localparam int unsigned ActivateStrideWWidth = 2;
   localparam int unsigned ActivateImageWLsb = 112;
   localparam int unsigned ActivateImageWWidth = 8;
   localparam int unsigned ActivateImageHLsb = 120;

@@ -60,12 +60,12 @@ package tpu_regs_pkg;
   localparam int unsigned CapAccRowsAccRowsLsb = 0;  // [31:0] RO, reset AccRows
   localparam int unsigned CapAccRowsAccRowsWidth = 32;
 
-  // ---- CAP_DRAM_BYTES (0x014, RO): weight-DRAM size ----
-  localparam logic [11:0] CapDramBytesOffset = 12'h014;
-  localparam logic [31:0] CapDramBytesMask = 32'hffffffff;  // defined bits
-  localparam logic [31:0] CapDramBytesWriteMask = 32'h00000000;  // bits a write changes
-  localparam int unsigned CapDramBytesDramBytesLsb = 0;  // [31:0] RO, reset DramBytes
-  localparam int unsigned CapDramBytesDramBytesWidth = 32;
+  // ---- CAP_DRAM_BYTES_LO (0x014, RO) ----
+  localparam logic [11:0] CapDramBytesLoOffset = 12'h014;
+  localparam logic [31:0] CapDramBytesLoMask = 32'hffffffff;  // defined bits
+  localparam logic [31:0] CapDramBytesLoWriteMask = 32'h00000000;  // bits a write changes
+  localparam int unsigned CapDramBytesLoBytesLsb = 0;  // [31:0] RO, reset DramBytes[31:0]
+  localparam int unsigned CapDramBytesLoBytesWidth = 32;
 
   // ---- CAP_PARAM_SETS (0x018, RO): activation parameter memory size ----
   localparam logic [11:0] CapParamSetsOffset = 12'h018;
@@ -82,6 +82,13 @@ package tpu_regs_pkg;
   localparam int unsigned CapDmaMaxPayloadWidth = 16;
   localparam int unsigned CapDmaMaxReadReqLsb = 16;  // [31:16] RO, reset MaxReadReq
   localparam int unsigned CapDmaMaxReadReqWidth = 16;
+
+  // ---- CAP_DRAM_BYTES_HI (0x020, RO): weight-DRAM size, high half ----
+  localparam logic [11:0] CapDramBytesHiOffset = 12'h020;
+  localparam logic [31:0] CapDramBytesHiMask = 32'hffffffff;  // defined bits
+  localparam logic [31:0] CapDramBytesHiWriteMask = 32'h00000000;  // bits a write changes
+  localparam int unsigned CapDramBytesHiBytesLsb = 0;  // [31:0] RO, reset DramBytes[63:32]
+  localparam int unsigned CapDramBytesHiBytesWidth = 32;
 
   // ---- CONTROL (0x040, RW): soft reset and the interrupt master enable ----
   localparam logic [11:0] ControlOffset = 12'h040;

@@ -1,11 +1,19 @@
-// Assertion macros. They expand to nothing under SYNTHESIS (Yosys 0.23 reads no concurrent
-// assertions), and to concurrent assertions otherwise (Verilator runs them with --assert).
+// Assertion macros. TPU_ASSERT (a property checked every cycle) expands to nothing under
+// SYNTHESIS (Yosys 0.23 reads no concurrent assertions) and to a concurrent assertion otherwise
+// (Verilator runs it with --assert). TPU_ASSERT_INIT (a check of the parameters) never vanishes:
+// under SYNTHESIS it is a generate-time `$error`, so Yosys fails elaboration with the check's
+// name and condition ("ERROR: parameter check <name> failed: <cond>"); for Verilator it stays an
+// `initial` `$fatal` that stops the simulation at time 0 with the same words.
 `ifndef TPU_ASSERT_SVH
 `define TPU_ASSERT_SVH
 
 `ifdef SYNTHESIS
   `define TPU_ASSERT(name, cond, clk, rst_n)
-  `define TPU_ASSERT_INIT(name, cond)
+  // Fails elaboration when `cond` is false (Yosys 0.23 prints the literal, so it is one string).
+  `define TPU_ASSERT_INIT(name, cond)                                     \
+    if (!(cond)) begin : name                                              \
+      $error(`"parameter check name failed: cond`");                       \
+    end
 `else
   // Checks `cond` at every rising edge of `clk` while not in reset.
   `define TPU_ASSERT(name, cond, clk, rst_n)                              \

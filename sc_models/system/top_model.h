@@ -39,10 +39,10 @@ struct TopOutputs {
   bool tx_valid = false;
   sc::TlpBeat tx_beat;
   bool wd_req_valid = false;
-  uint32_t wd_req_addr = 0;
+  uint64_t wd_req_addr = 0;
   bool wd_rsp_ready = false;
   bool wd_wr_valid = false;
-  uint32_t wd_wr_addr = 0;
+  uint64_t wd_wr_addr = 0;
   std::vector<uint8_t> wd_wr_data;  // n bytes
   std::vector<bool> wd_wr_mask;     // n bits
   bool running = false, done = false, error = false, msi_sent = false, dma_busy = false;

@@ -474,8 +474,8 @@ class Generator {
         static_cast<uint32_t>(Uniform(1, Chance(0.2) ? big_h : std::min<int64_t>(big_h, 4)));
     act.win_w =
         static_cast<uint32_t>(Uniform(1, Chance(0.2) ? big_w : std::min<int64_t>(big_w, 4)));
-    act.stride_h = static_cast<uint32_t>(Uniform(1, Chance(0.2) ? 7 : 3));
-    act.stride_w = static_cast<uint32_t>(Uniform(1, Chance(0.2) ? 7 : 3));
+    act.stride_h = static_cast<uint32_t>(Uniform(1, 3));
+    act.stride_w = static_cast<uint32_t>(Uniform(1, 3));
     return act;
   }
 

@@ -61,7 +61,7 @@ class DmaHarness {
 
   virtual bool dst_valid() = 0;
   virtual int dst_target() = 0;
-  virtual uint32_t dst_row() = 0;
+  virtual uint64_t dst_row() = 0;  // 33 bits: a DRAM byte address / N
   virtual void GetDstData(uint8_t* data) = 0;
   virtual uint64_t dst_mask() = 0;
 

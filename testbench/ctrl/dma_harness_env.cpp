@@ -206,7 +206,7 @@ void DmaEnv::Step() {
       mask = d.dst_mask();
       d.GetDstData(data.data());
     }
-    CheckStable(&dst_prev_, valid, taken, row | (uint64_t(target) << 32), mask, data, "dst");
+    CheckStable(&dst_prev_, valid, taken, row | (uint64_t(target) << 40), mask, data, "dst");
     if (taken) {
       log_.rows.push_back({now, target, uint32_t(row), mask, data});
       std::vector<uint8_t>& m = mem_.dst[target];

@@ -87,7 +87,7 @@ class DmaHarnessImpl final : public DmaHarness {
 
   bool dst_valid() override { return h_.dut().dst_valid_o; }
   int dst_target() override { return h_.dut().dst_target_o; }
-  uint32_t dst_row() override { return h_.dut().dst_row_o; }
+  uint64_t dst_row() override { return h_.dut().dst_row_o; }
   void GetDstData(uint8_t* data) override {
     for (int b = 0; b < N; ++b) data[b] = uint8_t(GetBits(h_.dut().dst_data_o, 8 * b, 8));
   }

@@ -16,7 +16,7 @@ struct HostRegsConfig {
   uint32_t n = 0;
   uint32_t ub_rows = 0;
   uint32_t acc_rows = 0;
-  uint32_t dram_bytes = 0;
+  uint64_t dram_bytes = 0;  // CAP_DRAM_BYTES_LO / _HI
   uint32_t param_sets = 0;
   uint32_t max_payload = 0;
   uint32_t max_read_req = 0;

@@ -38,11 +38,11 @@ class FakeBus : public DeviceBus {
 
   FakeBus() {
     regs_[regs::kId] = regs::kIdReset;
-    regs_[regs::kVersion] = 3u << 16 | 1u;
+    regs_[regs::kVersion] = 3u << 16 | static_cast<uint32_t>(isa::kIsaVersion);
     regs_[regs::kCapN] = 16;
     regs_[regs::kCapUbRows] = 1024;
     regs_[regs::kCapAccRows] = 256;
-    regs_[regs::kCapDramBytes] = 1 << 20;
+    regs_[regs::kCapDramBytesLo] = 1 << 20;
     regs_[regs::kCapParamSets] = 16;
     regs_[regs::kCapDma] = 512u << 16 | 256u;
   }
@@ -181,10 +181,23 @@ TEST(DeviceFake, RejectsADeviceThatIsNotATpu) {
   }
 }
 
+TEST(DeviceFake, RejectsAnotherIsaVersion) {
+  FakeBus bus;
+  bus.regs_[regs::kVersion] = 3u << 16 | 1u;  // version 1: 16-bit UB rows, 30-bit DRAM addresses
+  try {
+    Device dev(bus);
+    FAIL() << "no DeviceError";
+  } catch (const DeviceError& e) {
+    EXPECT_FALSE(e.hung());
+    EXPECT_CONTAINS(e.what(), "instruction-set version 1");
+    EXPECT_CONTAINS(e.what(), "driver emits version 2");
+  }
+}
+
 TEST(DeviceFake, ReadsTheCapabilities) {
   FakeBus bus;
   Device dev(bus);
-  EXPECT_EQ(dev.info().isa_version, 1u);
+  EXPECT_EQ(dev.info().isa_version, 2u);
   EXPECT_EQ(dev.info().hw_version, 3u);
   EXPECT_EQ(dev.info().limits.n, 16);
   EXPECT_EQ(dev.info().limits.ub_rows, 1024);
@@ -194,6 +207,15 @@ TEST(DeviceFake, ReadsTheCapabilities) {
   EXPECT_EQ(dev.info().max_payload, 256u);
   EXPECT_EQ(dev.info().max_read_request, 512u);
   for (const auto& a : bus.log) EXPECT_FALSE(a.write) << "wrote " << a.offset;
+}
+
+TEST(DeviceFake, ReadsDramSizesAbove4GiB) {
+  // TPU v1: 8 GiB, CAP_DRAM_BYTES_HI = 2, LO = 0.
+  FakeBus bus;
+  bus.regs_[regs::kCapDramBytesLo] = 0;
+  bus.regs_[regs::kCapDramBytesHi] = 2;
+  Device dev(bus);
+  EXPECT_EQ(dev.info().limits.dram_bytes, int64_t{8} << 30);
 }
 
 TEST(DeviceFake, ResetSetsUpTheInterrupt) {

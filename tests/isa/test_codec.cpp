@@ -38,7 +38,7 @@ TEST(Codec, RoundTripEveryOpcodeWithRandomFields) {
 
 TEST(Codec, MatmulBitPositions) {
   Matmul m;
-  m.ub = 0x1234;
+  m.ub = 0x11234;  // 17 bits (ISA version 2)
   m.acc = 0x567;
   m.rows = 0x89ab;
   m.acc_mode = AccMode::kAccumulate;
@@ -46,22 +46,23 @@ TEST(Codec, MatmulBitPositions) {
   m.wait = kTokensT1 | kTokensT7;
   m.signal = kTokensT0;
   // w0: opcode 0x30, wait [15:8] = 0x82, signal [23:16] = 0x01, acc_mode [24], new_tile [25].
-  // w1: ub [15:0], acc [27:16]. w2: rows [15:0].
-  EXPECT_EQ(Encode(m), (Words{0x03018230u, 0x05671234u, 0x000089abu, 0u}));
+  // w1: ub [16:0], acc [28:17]. w2: rows [15:0].
+  EXPECT_EQ(Encode(m), (Words{0x03018230u, 0x0acf1234u, 0x000089abu, 0u}));
 }
 
 TEST(Codec, ReadHostFieldsSpanWords) {
   ReadHost r;
   r.target = Target::kParam;  // [25:24] = 2
-  r.dest = 0x3FFFFFFF;        // [55:26]
-  r.length = 0xABCDEF;        // [79:56]
+  r.dest = 0x1FFFFFFFF;       // [58:26], 33 bits: a DRAM byte address up to 8 GiB
+  r.length = 0x1BCDEF;        // [79:59], 21 bits
   r.host = 0xFEDCBA987654;    // [127:80]
   const Words words = Encode(r);
   EXPECT_EQ(words[0], 0xFE000010u | (2u << 24));
-  EXPECT_EQ(words[1], 0xEFFFFFFFu);
-  EXPECT_EQ(words[2], 0x7654ABCDu);
+  EXPECT_EQ(words[1], 0x7FFFFFFFu);
+  EXPECT_EQ(words[2], 0x7654DE6Fu);
   EXPECT_EQ(words[3], 0xFEDCBA98u);
-  EXPECT_EQ(GetBits(words, 26, 30), 0x3FFFFFFFu);
+  EXPECT_EQ(GetBits(words, 26, 33), 0x1FFFFFFFFu);
+  EXPECT_EQ(GetBits(words, 59, 21), 0x1BCDEFu);
   EXPECT_EQ(GetBits(words, 80, 48), 0xFEDCBA987654u);
 }
 
@@ -72,8 +73,8 @@ TEST(Codec, ActivateSignedFieldsSignExtend) {
   a.clamp_min = -1;
   a.clamp_max = 127;
   const Words words = Encode(a);
-  EXPECT_EQ(GetBits(words, 56, 8), 0x80u);
-  EXPECT_EQ(GetBits(words, 80, 8), 0xFFu);
+  EXPECT_EQ(GetBits(words, 57, 8), 0x80u);
+  EXPECT_EQ(GetBits(words, 82, 8), 0xFFu);
   const Decoded decoded = Decode(words);
   ASSERT_EQ(decoded.error, Error::kOk);
   const auto& back = std::get<Activate>(decoded.instr);
@@ -84,12 +85,12 @@ TEST(Codec, ActivateSignedFieldsSignExtend) {
 
 TEST(Codec, EncodeRejectsValuesThatDoNotFitTheirBits) {
   Matmul m;
-  m.ub = 70000;
+  m.ub = 140000;
   try {
     Encode(m);
     FAIL() << "no exception";
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(), "MATMUL: field 'ub' = 70000 does not fit in 16 bits (0..65535)");
+    EXPECT_STREQ(e.what(), "MATMUL: field 'ub' = 140000 does not fit in 17 bits (0..131071)");
   }
   Activate a;
   a.zero_point = 128;
@@ -144,7 +145,7 @@ TEST(Codec, MatmulBitsBesideTheWindowFieldsAreReserved) {
   Matmul m;
   m.rows = 1;
   m.new_tile = true;
-  for (const int bit : {30, 31, 63, 127}) {
+  for (const int bit : {30, 31, 127}) {
     Words words = Encode(m);
     SetBits(&words, bit, 1, 1);
     EXPECT_EQ(Decode(words).error, Error::kReservedNonzero) << "bit " << bit;
@@ -200,7 +201,7 @@ TEST(Codec, UnlistedPoolEncodingIsPoolConfig) {
   Activate a;
   a.rows = 1;
   Words words = Encode(a);
-  SetBits(&words, 96, 2, 3);
+  SetBits(&words, 98, 2, 3);
   const Decoded decoded = Decode(words);
   EXPECT_EQ(decoded.error, Error::kPoolConfig);
   EXPECT_EQ(decoded.field, 8);  // "pool"

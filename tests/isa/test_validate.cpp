@@ -3,6 +3,7 @@
 // of the checks; device limits.
 #include <gtest/gtest.h>
 
+#include <iterator>
 #include <random>
 #include <set>
 #include <stdexcept>
@@ -278,6 +279,62 @@ TEST(Validate, EveryRuleAtItsBoundary) {
   }
 }
 
+// TPU v1 (isa/devices.json `v1`): N = 256 (TILE_BYTES 65536), 98,304 UB rows, 4096 accumulator
+// rows, 8 GiB of weight DRAM (131072 tiles), 64 parameter sets. Its sizes need ISA version 2's
+// widths: UB rows above 65535 (17 bits), DRAM bytes above 4 GiB (33 bits), ACTIVATE over all
+// 4096 accumulator rows (13 bits).
+DeviceLimits V1() { return {256, 98304, 4096, int64_t{8} << 30, 64}; }
+
+const Boundary kV1Boundaries[] = {
+    {"READ_HOST target=ub host=0 dest=98303 length=256",
+     "READ_HOST target=ub host=0 dest=98303 length=257", Error::kUbRange, "dest"},
+    {"READ_HOST target=ub host=0 dest=98303 length=1",
+     "READ_HOST target=ub host=0 dest=98304 length=1", Error::kUbRange, "dest"},
+    {"READ_HOST target=dram host=0 dest=0x100000000 length=65536",
+     "READ_HOST target=dram host=0 dest=0x1ffff0001 length=65536", Error::kDramRange, "dest"},
+    {"READ_HOST target=dram host=0 dest=0x1ffffffff length=1",
+     "READ_HOST target=dram host=0 dest=0x1ffffffff length=2", Error::kDramRange, "dest"},
+    {"READ_HOST target=param host=0 dest=147455 length=1",
+     "READ_HOST target=param host=0 dest=147456 length=1", Error::kParamRange, "dest"},
+    {"WRITE_HOST ub=98303 host=0 length=256", "WRITE_HOST ub=98304 host=0 length=256",
+     Error::kUbRange, "ub"},
+    {"READ_WEIGHTS dram_tile=131068 tiles=4", "READ_WEIGHTS dram_tile=131069 tiles=4",
+     Error::kDramRange, "dram_tile"},
+    {"MATMUL ub=98303 acc=4095 rows=1 acc_mode=overwrite new_tile=1",
+     "MATMUL ub=98304 acc=4095 rows=1 acc_mode=overwrite new_tile=1", Error::kUbRange, "ub"},
+    {"MATMUL ub=0 acc=0 rows=4096 acc_mode=overwrite new_tile=1",
+     "MATMUL ub=0 acc=1 rows=4096 acc_mode=overwrite new_tile=1", Error::kAccRange, "acc"},
+    {"ACTIVATE acc=0 ub=94208 rows=4096 param_set=63",
+     "ACTIVATE acc=0 ub=94209 rows=4096 param_set=63", Error::kUbRange, "ub"},
+    {"ACTIVATE acc=0 ub=0 rows=4096 param_set=0", "ACTIVATE acc=0 ub=0 rows=4097 param_set=0",
+     Error::kAccRange, "acc"},
+};
+
+TEST(Validate, V1SizesAtTheirBoundaries) {
+  for (const Boundary& b : kV1Boundaries) {
+    SCOPED_TRACE(b.illegal);
+    const Instr legal = Parse(b.legal);
+    const Violation ok = Explain(legal, V1());
+    EXPECT_EQ(ok.error, Error::kOk) << b.legal << ": " << ok.message;
+    EXPECT_EQ(Check(Encode(legal), V1()), Error::kOk);
+    const Instr illegal = Parse(b.illegal);
+    const Violation v = Explain(illegal, V1());
+    EXPECT_EQ(ErrorName(v.error), ErrorName(b.error)) << v.message;
+    ASSERT_GE(v.field, 0);
+    EXPECT_STREQ(InfoOf(illegal).fields[v.field].name, b.field) << v.message;
+    EXPECT_EQ(Check(Encode(illegal), V1()), b.error);
+  }
+}
+
+TEST(Validate, V1LimitsAreInsideTheIsaRanges) {
+  const DeviceLimits v1 = V1();
+  for (int i = 0; i < static_cast<int>(std::size(kLimits)); ++i) {
+    EXPECT_GE(LimitValue(i, v1), kLimits[i].min) << kLimits[i].name;
+    EXPECT_LE(LimitValue(i, v1), kLimits[i].max) << kLimits[i].name;
+    EXPECT_TRUE(LimitCheckPasses(i, v1)) << kLimits[i].name;
+  }
+}
+
 TEST(Validate, ChecksRunInTheDocumentedOrder) {
   const DeviceLimits limits;
   // MATMUL: rows before ub before acc.
@@ -333,13 +390,13 @@ TEST(Validate, MessagesNameTheFieldTheRuleAndTheValues) {
 TEST(Validate, ThrowsForValuesTheEncodingCannotHold) {
   Matmul m;
   m.rows = 1;
-  m.ub = 65536;
+  m.ub = 131072;  // 2^17: one past the 17-bit field
   EXPECT_THROW(Validate(m, DeviceLimits{}), std::invalid_argument);
 }
 
 TEST(Validate, AgreesWithCheckOnRandomInstructions) {
   std::mt19937_64 rng(TestSeed());
-  for (const DeviceLimits& limits : {DeviceLimits{}, Small()}) {
+  for (const DeviceLimits& limits : {DeviceLimits{}, Small(), V1()}) {
     for (const InstrInfo& info : kInstrs) {
       int legal = 0;
       for (int n = 0; n < 5000; ++n) {
@@ -367,10 +424,11 @@ TEST(CheckLimits, AcceptsTheDefaultsAndRejectsWhatTheEncodingCannotAddress) {
     }
   };
   DeviceLimits l;
-  l.ub_rows = 65537;
+  EXPECT_NO_THROW(CheckLimits(V1()));
+  l.ub_rows = 131073;
   expect_message(l,
-                 "ub_rows (UB_ROWS) = 65537 is not supported by the instruction set; "
-                 "allowed: 1..65536");
+                 "ub_rows (UB_ROWS) = 131073 is not supported by the instruction set; "
+                 "allowed: 1..131072");
   l = DeviceLimits{};
   l.acc_rows = 1023;
   expect_message(l, "acc_rows (ACC_ROWS) = 1023");
@@ -385,8 +443,8 @@ TEST(CheckLimits, AcceptsTheDefaultsAndRejectsWhatTheEncodingCannotAddress) {
   l.param_sets = 65;
   expect_message(l, "param_sets (PARAM_SETS) = 65");
   l = DeviceLimits{};
-  l.dram_bytes = (int64_t{1} << 30) + 1;
-  expect_message(l, "dram_bytes (DRAM_BYTES)");
+  l.dram_bytes = (int64_t{1} << 33) + 1;
+  expect_message(l, "dram_bytes (DRAM_BYTES) = 8589934593");
 }
 
 }  // namespace

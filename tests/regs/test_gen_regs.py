@@ -108,6 +108,15 @@ class GenRegsTest(GeneratorTests, unittest.TestCase):
         self.field(self.reg(d, "CAP_N"), "n")["param"] = "M"
         self.expect_rejected(d, "CAP_N.n: unknown parameter 'M'")
 
+    def test_parameter_bits_match_the_field(self):
+        # A 64-bit parameter is read in 32-bit halves: Name[msb:lsb] must be the field's width.
+        d = copy.deepcopy(self.desc)
+        self.field(self.reg(d, "CAP_DRAM_BYTES_HI"), "bytes")["param"] = "DramBytes[63:33]"
+        self.expect_rejected(d, "CAP_DRAM_BYTES_HI.bytes: parameter bits DramBytes[63:33] do not "
+                                "match the field's 32 bits")
+        self.field(self.reg(d, "CAP_DRAM_BYTES_HI"), "bytes")["param"] = "Dram[63:32]"
+        self.expect_rejected(d, "CAP_DRAM_BYTES_HI.bytes: unknown parameter 'Dram[63:32]'")
+
     def test_writable_field_in_a_read_only_register(self):
         d = copy.deepcopy(self.desc)
         self.field(self.reg(d, "STATUS"), "done")["access"] = "RW"

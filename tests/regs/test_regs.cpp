@@ -63,7 +63,8 @@ TEST(RegsContract, Offsets) {
   EXPECT_EQ(kCapN, 0x008u);
   EXPECT_EQ(kCapUbRows, 0x00Cu);
   EXPECT_EQ(kCapAccRows, 0x010u);
-  EXPECT_EQ(kCapDramBytes, 0x014u);
+  EXPECT_EQ(kCapDramBytesLo, 0x014u);
+  EXPECT_EQ(kCapDramBytesHi, 0x020u);
   EXPECT_EQ(kCapParamSets, 0x018u);
   EXPECT_EQ(kCapDma, 0x01Cu);
   EXPECT_EQ(kControl, 0x040u);
@@ -85,7 +86,7 @@ TEST(RegsContract, Offsets) {
     EXPECT_EQ(PerfLo(i), 0x100u + 8 * i);
     EXPECT_EQ(PerfHi(i), 0x104u + 8 * i);
   }
-  EXPECT_EQ(kRegisters.size(), 22u + 2 * kPerfCount);
+  EXPECT_EQ(kRegisters.size(), 23u + 2 * kPerfCount);
 }
 
 TEST(RegsContract, FieldsAndResets) {
@@ -138,7 +139,8 @@ TEST(RegsLookup, ByOffsetAndName) {
   EXPECT_STREQ(FindRegister(kRingTail)->name, "RING_TAIL");
   EXPECT_STREQ(FindRegister(kRingTail + 2)->name, "RING_TAIL");  // bits 1:0 ignored
   EXPECT_STREQ(FindRegister(PerfHi(kPerfStallDma))->name, "PERF_4_HI");
-  EXPECT_EQ(FindRegister(0x020u), nullptr);
+  EXPECT_STREQ(FindRegister(0x020u)->name, "CAP_DRAM_BYTES_HI");
+  EXPECT_EQ(FindRegister(0x024u), nullptr);
   EXPECT_EQ(FindRegister(0xffcu), nullptr);
   EXPECT_EQ(FindRegister("PERF_9_LO")->offset, PerfLo(9));
   EXPECT_EQ(FindRegister("ring_tail"), nullptr);

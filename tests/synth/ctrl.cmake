@@ -62,3 +62,12 @@ tpu_add_synth_test(core_n4 TOP tpu_core SOURCES ${TPU_RTL_PKG} ${TPU_RTL_ISA_PKG
   PARAMS N=4 UbRows=64 AccRows=32 DramBytes=4096 ParamSets=2 DramWidth=32
   FLOW "synth -top tpu_core -flatten -run begin:fine"
   CHECKS "select -assert-count 28 t:$mem_v2")
+
+# Parameter checks fail synthesis too (TPU_ASSERT_INIT is a generate-time $error under
+# SYNTHESIS): the core at N=4 asked for one tile more weight DRAM than ISA version 2 addresses
+# (8 GiB + 16 bytes) stops elaboration with the decoder's check, instead of synthesizing a
+# device whose READ_HOST dest cannot reach its last bytes.
+tpu_add_synth_reject_test(core_rejects_dram_above_isa TOP tpu_core
+  SOURCES ${TPU_RTL_PKG} ${TPU_RTL_ISA_PKG} ${TPU_RTL_CORE}
+  PARAMS N=4 UbRows=64 AccRows=32 DramBytes=8589934608 ParamSets=2 DramWidth=32
+  EXPECT DeviceDramBytes)

@@ -167,7 +167,7 @@ class ActUnitTest : public ::testing::TestWithParam<Variant> {
   }
 
   // A pooled shape whose rows fit the accumulators: images of up to 20 x 20 (1 x W and H x 1
-  // included), windows up to 15 and strides up to 7, VALID or SAME.
+  // included), windows up to 15 and strides up to 3, VALID or SAME.
   Shape RandomShape() {
     Shape s;
     s.pool = Chance(2) ? isa::Pool::kMax : isa::Pool::kAvg;
@@ -176,9 +176,9 @@ class ActUnitTest : public ::testing::TestWithParam<Variant> {
     s.same = Chance(2);
     s.win_h = uint32_t(Uniform(1, s.same ? 15 : std::min<int64_t>(15, s.h)));
     s.win_w = uint32_t(Uniform(1, s.same ? 15 : std::min<int64_t>(15, s.w)));
-    s.stride_h = uint32_t(Uniform(1, 7));
-    s.stride_w = uint32_t(Uniform(1, 7));
-    const int64_t max_images = std::min<int64_t>(4, std::min(cfg_.acc_rows, 4095) / (s.h * s.w));
+    s.stride_h = uint32_t(Uniform(1, 3));
+    s.stride_w = uint32_t(Uniform(1, 3));
+    const int64_t max_images = std::min<int64_t>(4, std::min(cfg_.acc_rows, 8191) / (s.h * s.w));
     s.images = uint32_t(Uniform(1, max_images));
     return s;
   }

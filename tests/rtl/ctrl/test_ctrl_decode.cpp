@@ -35,6 +35,7 @@ const Variant kVariants[] = {
     {"N8_small", &MakeDecodeHarness<0>},
     {"N16_default", &MakeDecodeHarness<1>},
     {"N12_odd", &MakeDecodeHarness<2>},
+    {"V1", &MakeDecodeHarness<3>},  // 98,304 UB rows, 4096 accumulator rows, 8 GiB of DRAM
 };
 
 void PrintTo(const Variant& v, std::ostream* os) { *os << v.name; }

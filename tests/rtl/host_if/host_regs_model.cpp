@@ -52,8 +52,10 @@ uint32_t HostRegsModel::ParameterValue(uint32_t offset) const {
       return config_.ub_rows;
     case r::kCapAccRows:
       return config_.acc_rows;
-    case r::kCapDramBytes:
-      return config_.dram_bytes;
+    case r::kCapDramBytesLo:
+      return static_cast<uint32_t>(config_.dram_bytes);
+    case r::kCapDramBytesHi:
+      return static_cast<uint32_t>(config_.dram_bytes >> 32);
     case r::kCapParamSets:
       return config_.param_sets;
     case r::kCapDma:
@@ -77,7 +79,8 @@ uint32_t HostRegsModel::Read(uint32_t addr, const HostRegsStatus& s) const {
     case r::kCapN:
     case r::kCapUbRows:
     case r::kCapAccRows:
-    case r::kCapDramBytes:
+    case r::kCapDramBytesLo:
+    case r::kCapDramBytesHi:
     case r::kCapParamSets:
     case r::kCapDma:
       return ParameterValue(addr);

@@ -148,7 +148,8 @@ TEST(TpuTop, RegistersOverTlps) {
   EXPECT_EQ(b->ReadReg(regs::kCapN), static_cast<uint32_t>(c.limits.n));
   EXPECT_EQ(b->ReadReg(regs::kCapUbRows), static_cast<uint32_t>(c.limits.ub_rows));
   EXPECT_EQ(b->ReadReg(regs::kCapAccRows), static_cast<uint32_t>(c.limits.acc_rows));
-  EXPECT_EQ(b->ReadReg(regs::kCapDramBytes), static_cast<uint32_t>(c.limits.dram_bytes));
+  EXPECT_EQ(b->ReadReg(regs::kCapDramBytesLo), static_cast<uint32_t>(c.limits.dram_bytes));
+  EXPECT_EQ(b->ReadReg(regs::kCapDramBytesHi), static_cast<uint32_t>(c.limits.dram_bytes >> 32));
   EXPECT_EQ(b->ReadReg(regs::kCapParamSets), static_cast<uint32_t>(c.limits.param_sets));
   EXPECT_EQ(b->ReadReg(regs::kCapDma),
             static_cast<uint32_t>(c.max_payload) | static_cast<uint32_t>(c.max_read_req) << 16);

@@ -36,7 +36,8 @@ uint32_t ExpectedReset(const regs::RegisterInfo& r) {
     case regs::kCapN: return kN;
     case regs::kCapUbRows: return kUbRows;
     case regs::kCapAccRows: return kAccRows;
-    case regs::kCapDramBytes: return kDramBytes;
+    case regs::kCapDramBytesLo: return kDramBytes;
+    case regs::kCapDramBytesHi: return 0;  // 4 MiB
     case regs::kCapParamSets: return kParamSets;
     case regs::kCapDma:
       return kMaxReadReq << regs::kCapDmaMaxReadReqShift |
