@@ -1,5 +1,5 @@
 # tpu_add_synth_test(<name> TOP <module> SOURCES <files...> [PARAMS <Name=Value...>]
-#                    [CHECKS <yosys commands...>])
+#                    [CHECKS <yosys commands...>] [LABEL <label>])
 #
 # A ctest `synth.<name>` (label `synth`) that reads the files with Yosys 0.23 the way a
 # synthesis flow would (-DSYNTHESIS: per-cycle assertions vanish, parameter checks are
@@ -7,9 +7,10 @@
 # design does not elaborate, has a problem `check` finds, or infers a latch. CHECKS are extra Yosys commands run after synthesis, e.g.
 # "select -assert-min 1 t:$mem_v2". A file named twice in SOURCES (block lists share
 # rtl/prim/) is read once. The cell statistics are written to
-# synth/<name>.stat.txt in the build tree (make synth prints them).
+# synth/<name>.stat.txt in the build tree (make synth prints them). LABEL replaces the label
+# `synth`, e.g. `long` for the large sizes.
 function(tpu_add_synth_test name)
-  cmake_parse_arguments(ARG "" "TOP;FLOW" "SOURCES;PARAMS;CHECKS" ${ARGN})
+  cmake_parse_arguments(ARG "" "TOP;FLOW;LABEL" "SOURCES;PARAMS;CHECKS" ${ARGN})
   if(NOT YOSYS)
     message(WARNING "yosys not found: synth.${name} not added")
     return()
@@ -41,7 +42,14 @@ function(tpu_add_synth_test name)
   file(WRITE ${script} "${body}")
   add_test(NAME synth.${name}
     COMMAND ${YOSYS} -q -l ${dir}/${name}.log -s ${script})
-  set_tests_properties(synth.${name} PROPERTIES LABELS synth TIMEOUT 900)
+  if(NOT ARG_LABEL)
+    set(ARG_LABEL synth)
+  endif()
+  set(timeout 900)
+  if(ARG_LABEL STREQUAL "long")
+    set(timeout 3600)
+  endif()
+  set_tests_properties(synth.${name} PROPERTIES LABELS ${ARG_LABEL} TIMEOUT ${timeout})
 endfunction()
 
 # tpu_add_synth_reject_test(<name> TOP <module> SOURCES <files...> PARAMS <Name=Value...>

@@ -6,7 +6,8 @@
 # SOURCES (block lists share rtl/prim/) is read once; `include finds ${TPU_RTL_INCLUDE_DIR}.
 # SYNCASYNCNET is waived: with --assert, the assertions' `disable iff (!rst_ni)` samples the
 # asynchronous reset synchronously, which is what an assertion should do; the flops themselves
-# are checked without --assert by the lint tests.
+# are checked without --assert by the lint tests. --x-initial unique: registers without reset
+# start at zero, or random when a harness asks for it (HarnessOptions::random_init_seed).
 function(tpu_verilate target)
   cmake_parse_arguments(ARG "" "PREFIX;TOP" "SOURCES;PARAMS" ${ARGN})
   set(sources ${ARG_SOURCES})
@@ -19,7 +20,8 @@ function(tpu_verilate target)
     PREFIX ${ARG_PREFIX}
     TOP_MODULE ${ARG_TOP}
     INCLUDE_DIRS ${TPU_RTL_INCLUDE_DIR}
-    VERILATOR_ARGS -Wall -Wno-SYNCASYNCNET --assert -O3 --x-assign fast --x-initial fast ${gparams}
+    VERILATOR_ARGS -Wall -Wno-SYNCASYNCNET --assert -O3 --x-assign fast --x-initial unique
+                   ${gparams}
     OPT_FAST -O2
     OPT_SLOW -O1
     SOURCES ${sources})

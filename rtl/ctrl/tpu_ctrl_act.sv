@@ -388,7 +388,7 @@ module tpu_ctrl_act #(
   // ---------------------------------------------------------------------------------------
   // Parameter memory and the bias / multiplier / shift registers
   // ---------------------------------------------------------------------------------------
-  logic [8*N-1:0]   pmem_q [ParamRows];  // the array: no reset, one process writes it
+  logic [8*N-1:0]   pmem_q [ParamRows];  // the array: no reset, byte b written by g_pmem_byte[b]
   logic             param_wr_in_range;
   logic [AwPar-1:0] param_wr_addr;
 
@@ -396,13 +396,18 @@ module tpu_ctrl_act #(
   assign param_wr_in_range = param_wr_row_i < RowW'(ParamRows);
   assign param_wr_addr     = param_wr_row_i[AwPar-1:0];
 
-  // Synchronous byte-masked write and synchronous read in one process: one inferred memory.
-  always_ff @(posedge clk_i) begin
-    if (param_wr_valid_i && param_wr_in_range) begin
-      for (int b = 0; b < N; b++) begin
-        if (param_wr_mask_i[b]) pmem_q[param_wr_addr][8*b +: 8] <= param_wr_data_i[8*b +: 8];
+  // Synchronous byte-masked write, one process per byte (a loop over N bytes in one process is
+  // not unrolled by Verilator 5.006 above 64 and then rejected, BLKLOOPINIT), and synchronous
+  // read: Yosys merges the bytes' writes into one write port, one inferred memory.
+  for (genvar b = 0; b < N; b++) begin : g_pmem_byte
+    always_ff @(posedge clk_i) begin
+      if (param_wr_valid_i && param_wr_in_range && param_wr_mask_i[b]) begin
+        pmem_q[param_wr_addr][8*b +: 8] <= param_wr_data_i[8*b +: 8];
       end
     end
+  end
+
+  always_ff @(posedge clk_i) begin
     if (prm_re) prm_rdata_q <= pmem_q[prm_addr_q];
   end
 

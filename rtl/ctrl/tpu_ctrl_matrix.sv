@@ -10,7 +10,10 @@
 // instruction is already popped and streaming (its first request follows the last request of
 // the previous one in the next cycle, or a cycle later when it has wait tokens to take).
 // Completions are kept in order in a small FIFO (CompDepth instructions between their last
-// request and their last result).
+// request and their last result). An instruction stays in it for about the MXU's latency, 2N
+// cycles, so CompDepth grows with N (N / 4, at least 4): MATMULs of about 8 rows or more, each
+// occupying the MXU for as many cycles, then stream back to back at any N (with 4 at
+// N = 256 a MATMUL would need 128 rows to keep the MXU busy).
 //
 // Window mode (window = 1, docs/isa.md MATMUL): row r is the tap of output pixel
 // (r / out_w, r % out_w) at iy = y0 + (r / out_w) * stride_h, ix = x0 + (r % out_w) * stride_w.
@@ -30,7 +33,7 @@ module tpu_ctrl_matrix #(
   parameter int unsigned N         = tpu_pkg::MxuDim,     // MXU size
   parameter int unsigned UbRows    = tpu_pkg::UbDepth,    // UB rows
   parameter int unsigned AccRows   = tpu_pkg::AccDepth,   // accumulator rows
-  parameter int unsigned CompDepth = 4,                   // instructions completing at once
+  parameter int unsigned CompDepth = (N > 16) ? N / 4 : 4,  // instructions completing at once
   localparam int unsigned UbAw  = (UbRows > 1) ? $clog2(UbRows) : 1,
   localparam int unsigned AccAw = (AccRows > 1) ? $clog2(AccRows) : 1
 ) (

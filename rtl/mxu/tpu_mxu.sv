@@ -33,6 +33,7 @@ module tpu_mxu #(
   output logic                        out_valid_o,     // out_row_o holds a result row
   output logic [N*AccWidth-1:0]       out_row_o,       // int32 per output column c, at c*32
   output logic [TagWidth-1:0]         out_tag_o,       // the row's act_tag_i
+                                                       // (both undefined while !out_valid_o)
   // Status.
   output logic                        tile_loaded_o    // a loaded tile waits for new_tile
 );
@@ -65,55 +66,81 @@ module tpu_mxu #(
 
   // ---------------------------------------------------------------------------------------
   // Input skew: activation lane k enters the array 1 + k cycles after acceptance, weight
-  // lane c 1 + c cycles after; each carries its control bits so every PE sees them in step.
+  // lane c 1 + c cycles after. The data lanes (tpu_skew, no reset) carry only data; the bits
+  // that say what the data means travel on two shared, reset lines that each lane taps at its
+  // own delay (tpu_tap_delay): {accepted, bank select} for the rows, 2N long so that its last
+  // stage is also the result's valid bit, and {shift, capture, bank} for the weights.
+  //
+  // The inputs go in as they are, not gated with their valid bits: a cycle without a row or a
+  // beat puts junk on the lanes, and that is safe. A row's partial sum starts from the zero on
+  // the array's north edge and meets only that row's activations (each PE passes activation
+  // and sum on in step), so a junk activation only makes a junk sum that leaves with
+  // out_valid_o low; the weight pipe and the banks only take a lane's weight when its shift
+  // or capture bit, from the reset control line, says so. out_row_o and out_tag_o are junk
+  // while out_valid_o is low, and every user reads them only with out_valid_o.
   // ---------------------------------------------------------------------------------------
-  localparam int unsigned ActLaneW    = InWidth + 1;  // {bank select, activation}
-  localparam int unsigned WeightLaneW = InWidth + 3;  // {shift, capture, bank, weight}
+  localparam int unsigned ActCtrlW    = 2;  // {accepted, bank select}
+  localparam int unsigned WeightCtrlW = 3;  // {shift, capture, bank}
 
-  logic [N*ActLaneW-1:0]    act_lanes, act_skewed;
-  logic [N*WeightLaneW-1:0] weight_lanes, weight_skewed;
-
-  always_comb begin
-    for (int i = 0; i < N; i++) begin
-      // Idle lanes carry zeros so that bubbles read as zeros in the waveforms.
-      act_lanes[i*ActLaneW +: ActLaneW] =
-          act_fire ? {act_sel, act_row_i[i*InWidth +: InWidth]} : '0;
-      weight_lanes[i*WeightLaneW +: WeightLaneW] = {weight_shift, weight_capture, weight_bank,
-          weight_shift ? weight_row_i[i*InWidth +: InWidth] : InWidth'(0)};
-    end
-  end
+  logic [Latency*ActCtrlW-1:0] act_ctrl_taps;
+  logic [N*WeightCtrlW-1:0]    weight_ctrl_taps;
+  logic [N*InWidth-1:0]        arr_act, arr_weight;
 
   tpu_skew #(
-    .Lanes(N), .Width(ActLaneW), .Base(1), .Reverse(1'b0)
+    .Lanes(N), .Width(InWidth), .Base(1), .Reverse(1'b0)
   ) u_act_skew (
+    .clk_i(clk_i),
+    .in_i (act_row_i),
+    .out_o(arr_act)
+  );
+
+  tpu_tap_delay #(
+    .Width(ActCtrlW), .Depth(Latency)
+  ) u_act_ctrl (
     .clk_i (clk_i),
     .rst_ni(rst_ni),
-    .in_i  (act_lanes),
-    .out_o (act_skewed)
+    .in_i  ({act_fire, act_sel}),
+    .taps_o(act_ctrl_taps)
   );
 
   tpu_skew #(
-    .Lanes(N), .Width(WeightLaneW), .Base(1), .Reverse(1'b0)
+    .Lanes(N), .Width(InWidth), .Base(1), .Reverse(1'b0)
   ) u_weight_skew (
+    .clk_i(clk_i),
+    .in_i (weight_row_i),
+    .out_o(arr_weight)
+  );
+
+  tpu_tap_delay #(
+    .Width(WeightCtrlW), .Depth(N)
+  ) u_weight_ctrl_line (
     .clk_i (clk_i),
     .rst_ni(rst_ni),
-    .in_i  (weight_lanes),
-    .out_o (weight_skewed)
+    .in_i  ({weight_shift, weight_capture, weight_bank}),
+    .taps_o(weight_ctrl_taps)
   );
 
   // ---------------------------------------------------------------------------------------
   // Array
   // ---------------------------------------------------------------------------------------
-  logic [N*InWidth-1:0]  arr_act, arr_weight;
   logic [N-1:0]          arr_sel, arr_shift, arr_capture, arr_bank;
   logic [N*AccWidth-1:0] arr_psum;
 
+  // Lane i enters 1 + i cycles after acceptance: tap i of each control line.
   always_comb begin
     for (int i = 0; i < N; i++) begin
-      {arr_sel[i], arr_act[i*InWidth +: InWidth]} = act_skewed[i*ActLaneW +: ActLaneW];
-      {arr_shift[i], arr_capture[i], arr_bank[i], arr_weight[i*InWidth +: InWidth]} =
-          weight_skewed[i*WeightLaneW +: WeightLaneW];
+      arr_sel[i] = act_ctrl_taps[i*ActCtrlW];
+      {arr_shift[i], arr_capture[i], arr_bank[i]} = weight_ctrl_taps[i*WeightCtrlW +: WeightCtrlW];
     end
+  end
+
+  // Only the last stage's accepted bit is used (as out_valid_o); the others are the stages
+  // the bank selects share.
+  logic unused_act_ctrl;
+  always_comb begin
+    unused_act_ctrl = 1'b0;
+    for (int d = 0; d < Latency - 1; d++) unused_act_ctrl ^= act_ctrl_taps[d*ActCtrlW + 1];
+    for (int d = N; d < Latency; d++) unused_act_ctrl ^= act_ctrl_taps[d*ActCtrlW];
   end
 
   tpu_mxu_array #(
@@ -139,20 +166,21 @@ module tpu_mxu #(
   tpu_skew #(
     .Lanes(N), .Width(AccWidth), .Base(0), .Reverse(1'b1)
   ) u_out_deskew (
-    .clk_i (clk_i),
-    .rst_ni(rst_ni),
-    .in_i  (arr_psum),
-    .out_o (out_row_o)
+    .clk_i(clk_i),
+    .in_i (arr_psum),
+    .out_o(out_row_o)
   );
 
-  // The valid bit and tag take the same 2N cycles.
+  // The valid bit is the act control line's last stage; the tag (data) takes the same 2N
+  // cycles on its own line.
+  assign out_valid_o = act_ctrl_taps[(Latency-1)*ActCtrlW + 1];
+
   tpu_skew #(
-    .Lanes(1), .Width(TagWidth + 1), .Base(Latency), .Reverse(1'b0)
+    .Lanes(1), .Width(TagWidth), .Base(Latency), .Reverse(1'b0)
   ) u_tag_delay (
-    .clk_i (clk_i),
-    .rst_ni(rst_ni),
-    .in_i  ({act_fire, act_fire ? act_tag_i : TagWidth'(0)}),
-    .out_o ({out_valid_o, out_tag_o})
+    .clk_i(clk_i),
+    .in_i (act_tag_i),
+    .out_o(out_tag_o)
   );
 
   // ---------------------------------------------------------------------------------------

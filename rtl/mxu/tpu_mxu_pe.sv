@@ -5,13 +5,13 @@
 // psum_o = psum_i + act_i * bank[act_sel_i], registered (1 cycle); act_i and act_sel_i pass
 // east registered (1 cycle). Weights move north through `wpipe`, one register per PE, while
 // `wshift_i` is high; `wcapture_i` copies the weight arriving from the south into bank
-// `wbank_i` (see tpu_mxu_weight_ctrl for the timing that makes this safe).
+// `wbank_i` (see tpu_mxu_weight_ctrl for the timing that makes this safe). Every register is
+// datapath, so the PE has no reset (see below).
 module tpu_mxu_pe #(
   parameter int unsigned InWidth  = tpu_pkg::MxuInWidth,   // activation and weight bits
   parameter int unsigned AccWidth = tpu_pkg::MxuAccWidth   // partial-sum bits
 ) (
   input  logic                       clk_i,
-  input  logic                       rst_ni,
   input  logic signed [InWidth-1:0]  act_i,       // activation from the PE to the west
   input  logic                       act_sel_i,   // weight bank this activation uses
   input  logic signed [AccWidth-1:0] psum_i,      // partial sum from the PE to the north
@@ -41,22 +41,20 @@ module tpu_mxu_pe #(
     bank1_d = (wcapture_i &&  wbank_i) ? weight_i : bank1_q;
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      act_q     <= '0;
-      act_sel_q <= 1'b0;
-      psum_q    <= '0;
-      wpipe_q   <= '0;
-      bank0_q   <= '0;
-      bank1_q   <= '0;
-    end else begin
-      act_q     <= act_i;
-      act_sel_q <= act_sel_i;
-      psum_q    <= psum_d;
-      wpipe_q   <= wpipe_d;
-      bank0_q   <= bank0_d;
-      bank1_q   <= bank1_d;
-    end
+  // Datapath only, so no reset (65 flip-flops per PE, most of the chip at N = 256): what these
+  // hold before the first row or tile is never observed. A valid row's partial sum starts from
+  // the constant zero on the array's north edge and each PE overwrites its psum_q, act_q and
+  // act_sel_q with that row's values as it passes; the bank it selects was captured from a
+  // tile before the row entered (the controller rejects a MATMUL that uses no tile, NO_TILE);
+  // the weight pipe is only captured after N shifts have filled it. The weight pipe and the
+  // banks only change on wshift_i / wcapture_i, whose lines in tpu_mxu are reset.
+  always_ff @(posedge clk_i) begin
+    act_q     <= act_i;
+    act_sel_q <= act_sel_i;
+    psum_q    <= psum_d;
+    wpipe_q   <= wpipe_d;
+    bank0_q   <= bank0_d;
+    bank1_q   <= bank1_d;
   end
 
   assign act_o     = act_q;

@@ -32,7 +32,7 @@ module tpu_mem_1r1w #(
   output logic [Width-1:0]     rdata_o   // the row read at the previous enabled edge
 );
 
-  logic [Width-1:0] mem_q [Depth];  // the array: no reset, one process writes it
+  logic [Width-1:0] mem_q [Depth];  // the array: no reset, lane l written by g_lane[l] only
   logic [Width-1:0] rdata_q;        // synchronous read register (part of the inferred memory)
   logic             wr_in_range, rd_in_range;
   logic             rd_oob_q, rd_oob_d;
@@ -40,16 +40,21 @@ module tpu_mem_1r1w #(
   assign wr_in_range = 32'(waddr_i) < Depth;
   assign rd_in_range = 32'(raddr_i) < Depth;
 
-  // Synchronous write with lane enables and synchronous read, in one process so that Yosys
-  // infers a single memory with a lane-enabled write port and a registered read port.
-  always_ff @(posedge clk_i) begin
-    if (we_i && wr_in_range) begin
-      for (int l = 0; l < Lanes; l++) begin
-        if (wmask_i[l]) begin
-          mem_q[waddr_i][l*LaneWidth +: LaneWidth] <= wdata_i[l*LaneWidth +: LaneWidth];
-        end
+  // Synchronous write with lane enables, one process per lane, and a synchronous read. Yosys
+  // merges the lanes' writes (same address, same clock) into one lane-enabled write port and
+  // the read register into a registered read port: one memory. One process per lane rather
+  // than a loop over the lanes in one process: Verilator 5.006 does not unroll a loop of more
+  // than 64 iterations and rejects non-blocking writes to an array element inside it
+  // (BLKLOOPINIT), which would limit N to 64.
+  for (genvar l = 0; l < Lanes; l++) begin : g_lane
+    always_ff @(posedge clk_i) begin
+      if (we_i && wr_in_range && wmask_i[l]) begin
+        mem_q[waddr_i][l*LaneWidth +: LaneWidth] <= wdata_i[l*LaneWidth +: LaneWidth];
       end
     end
+  end
+
+  always_ff @(posedge clk_i) begin
     if (re_i && rd_in_range) rdata_q <= mem_q[raddr_i];
   end
 

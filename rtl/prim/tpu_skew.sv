@@ -1,14 +1,18 @@
-// Per-lane delay lines: lane i of in_i leaves on out_o after Base + i cycles, or after
-// Base + (Lanes - 1 - i) cycles when Reverse is set. Skews activation rows into the systolic
-// array, de-skews its results, and (Lanes = 1) delays a valid/tag bundle by a fixed latency.
+// Per-lane data delay lines: lane i of in_i leaves on out_o after Base + i cycles, or after
+// Base + (Lanes - 1 - i) cycles when Reverse is set. Skews activation and weight rows into the
+// systolic array, de-skews its results, and (Lanes = 1) delays a tag by a fixed latency.
+//
+// Data only, so no reset: the lines hold Lanes * (Base + (Lanes - 1) / 2) * Width flip-flops
+// (1.58 M in the MXU at N = 256), and what they hold before the first valid input is never used.
+// The valid and control bits that say when a lane's data matters travel on one shared, reset
+// tpu_tap_delay line instead (lane i taps it at its own delay).
 module tpu_skew #(
   parameter int unsigned Lanes   = 4,  // independent lanes
   parameter int unsigned Width   = 8,  // bits per lane
   parameter int unsigned Base    = 0,  // delay of the least delayed lane, in cycles
   parameter bit          Reverse = 0   // 0: lane 0 least delayed; 1: lane Lanes-1 least delayed
 ) (
-  input  logic                        clk_i,
-  input  logic                        rst_ni,
+  input  logic                   clk_i,
   input  logic [Lanes*Width-1:0] in_i,   // lanes in, lane i at bits [i*Width +: Width]
   output logic [Lanes*Width-1:0] out_o   // the same lanes, each delayed
 );
@@ -27,10 +31,7 @@ module tpu_skew #(
       end
       // One always_ff per stage: Yosys 0.23 cannot assign a whole unpacked array.
       for (genvar j = 0; j < Depth; j++) begin : g_stage
-        always_ff @(posedge clk_i or negedge rst_ni) begin
-          if (!rst_ni) sr_q[j] <= '0;
-          else         sr_q[j] <= sr_d[j];
-        end
+        always_ff @(posedge clk_i) sr_q[j] <= sr_d[j];
       end
       assign out_o[i*Width +: Width] = sr_q[Depth-1];
     end

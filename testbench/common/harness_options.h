@@ -12,6 +12,9 @@ struct HarnessOptions {
   std::string trace_path;  // FST file to write; empty = no trace (tracing is opt-in)
   uint64_t trace_begin = 0;                                   // first cycle dumped
   uint64_t trace_end = std::numeric_limits<uint64_t>::max();  // first cycle not dumped
+  // 0: registers without a reset (datapath) start at zero; otherwise they start random, drawn
+  // from this seed, so that a test can show that no result depends on them.
+  uint32_t random_init_seed = 0;
 };
 
 // Options for a test's harness: traced to $TPU_WAVES_DIR/<name>.fst when the environment

@@ -29,7 +29,10 @@ class VerilatedHarness {
     ctx_ = std::make_unique<VerilatedContext>();
     const char* argv[] = {"harness"};
     ctx_->commandArgs(1, argv);
-    ctx_->randReset(0);
+    // Initial values of registers without reset (the models are built with --x-initial
+    // unique): zero, or random when the options ask for it.
+    ctx_->randReset(opts.random_init_seed != 0 ? 2 : 0);
+    if (opts.random_init_seed != 0) ctx_->randSeed(int(opts.random_init_seed));
     ctx_->traceEverOn(!opts.trace_path.empty());
     // Verilator 5.006 registers and erases a model's scopes in the calling thread's current
     // context, not the model's: keep ours current around construction and destruction, or a

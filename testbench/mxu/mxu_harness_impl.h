@@ -26,17 +26,21 @@ class MxuHarnessImpl final : public MxuHarness {
   void Tick() override { h_.Tick(); }
   void Eval() override { h_.Eval(); }
 
+  // The MXU ignores its data inputs while their valid bit is low (docs/mxu.md): they carry
+  // junk then, not zeros, so that a test fails if a result depends on them.
   void SetWeight(bool valid, const int8_t* row) override {
     auto& d = h_.dut();
     d.weight_valid_i = valid;
-    for (int c = 0; c < N; ++c) SetBits(d.weight_row_i, 8 * c, 8, valid ? uint8_t(row[c]) : 0);
+    for (int c = 0; c < N; ++c)
+      SetBits(d.weight_row_i, 8 * c, 8, valid ? uint8_t(row[c]) : Junk(c));
   }
   void SetAct(bool valid, bool new_tile, const int8_t* row, uint32_t tag) override {
     auto& d = h_.dut();
     d.act_valid_i = valid;
     d.act_new_tile_i = valid && new_tile;
-    d.act_tag_i = valid ? tag : 0;
-    for (int k = 0; k < N; ++k) SetBits(d.act_row_i, 8 * k, 8, valid ? uint8_t(row[k]) : 0);
+    d.act_tag_i = valid ? tag : Junk(N) | uint32_t(Junk(N + 1)) << 8;
+    for (int k = 0; k < N; ++k)
+      SetBits(d.act_row_i, 8 * k, 8, valid ? uint8_t(row[k]) : Junk(k));
   }
 
   bool weight_ready() override { return h_.dut().weight_ready_o; }
@@ -49,6 +53,11 @@ class MxuHarnessImpl final : public MxuHarness {
   }
 
  private:
+  // A byte that changes with the lane and the cycle.
+  uint8_t Junk(int lane) const {
+    return uint8_t(0x5Bu + 37u * uint32_t(lane) + 101u * h_.cycle());
+  }
+
   VerilatedHarness<Vtop> h_;
 };
 
