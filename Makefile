@@ -4,7 +4,7 @@ BUILD   ?= build
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 CTEST_ARGS ?=
 
-.PHONY: all deps configure run example-fashion example-deep test test-long lint synth waves bench format clean help
+.PHONY: all deps configure run example-fashion example-deep test test-long lint synth waves bench bench-scale format clean help
 
 all: configure  ## build everything the tests need
 	cmake --build $(BUILD) -j $(JOBS)
@@ -69,6 +69,9 @@ waves: configure  ## system traces of a dense and a sliding-window conv layer (w
 
 bench: configure  ## benchmarks (not tests): utilization, throughput, simulation speed
 	cmake --build $(BUILD) -j $(JOBS) --target bench
+
+bench-scale: configure  ## every built device size side by side (DEVICES='ci;n64;v1' adds sizes): build time, speed, utilization
+	cmake --build $(BUILD) -j $(JOBS) --target bench-scale
 
 format:  ## clang-format every C++ source
 	find host_driver testbench tests bench -name '*.cpp' -o -name '*.h' | xargs clang-format -i

@@ -4,8 +4,8 @@ its Verilated model and what it achieves, every run checked bit for bit against 
 
   bench/bench_scale.py --build BUILD [--devices n8,n16,...] [--no-build-time] [--out FILE.md]
 
-Per device (default: every device the build tree has a Verilated model of, from
-`tpu info --devices`):
+Per device (default: every device of isa/devices.json the build tree has a Verilated model of,
+as `tpu info --device NAME` says):
   - Verilator build: seconds to verilate and compile its vtpu_top_<K> from scratch (the target's
     outputs are removed first and rebuilt, so the tree ends as it started; --no-build-time skips
     it) and the size of the model library;
@@ -47,8 +47,16 @@ def json_report(stdout):
 
 
 def devices_of(tpu):
-    info = json_report(run([tpu, "info", "--devices", "--report", "json"]))
-    return info["devices"]
+    """Every configuration of isa/devices.json (name, index, N) and whether this build verilated
+    it (`tpu info --device NAME`)."""
+    with open(os.path.join(ROOT, "isa", "devices.json")) as f:
+        listed = json.load(f)["devices"]
+    found = []
+    for d in listed:
+        info = json_report(run([tpu, "info", "--device", d["name"], "--report", "json"]))
+        found.append({"name": d["name"], "index": d["index"], "n": d["limits"]["n"],
+                      "built": str(info["built"]).startswith("yes")})
+    return found
 
 
 def build_time(build, device):

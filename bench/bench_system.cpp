@@ -1,5 +1,6 @@
-// The system model end to end (sc_models/system: the Verilated tpu_top, configuration 1, on the
-// modeled PCIe link, driven by tpu::device::Device), against the goals of issue 5:
+// The system model end to end (sc_models/system: the Verilated tpu_top of a built device
+// configuration, `--device NAME`, default the list's default, on the modeled PCIe link with the
+// device's MPS / MRRS, driven by tpu::device::Device), against the goals of issue 5:
 //
 // - dma: host -> device DMA (one READ_HOST of `--bytes` from host memory into the weight DRAM)
 //   reaches >= 0.95 of the link's payload limit; device -> host (WRITE_HOSTs of the whole UB,
@@ -55,7 +56,8 @@
 #include "device/device.h"
 #include "golden/conv.h"
 #include "golden/dense.h"
-#include "host_if/top_model.h"
+#include "devices/devices_gen.h"
+#include "host_if/built_devices.h"
 #include "regs/regs.h"
 #include "runtime/executor.h"
 #include "sc_models/pcie/pcie_link_config.h"
@@ -85,8 +87,9 @@ constexpr double kDenseGoal = 1.10;  // end to end / max(compute, transfer)
 
 struct Options {
   std::string bench_case;
+  std::string device;  // a built configuration of isa/devices.json; "": the default device
   std::string pcie = "gen3x16";
-  double clock_mhz = 700.0;
+  double clock_mhz = 0;  // 0: the device's clock
   uint64_t bytes = 4ull << 20;
   int64_t m = 1024, k = 1024, n = 1024;
   // conv: the deep example's conv2 by default.
@@ -100,7 +103,8 @@ struct Options {
 [[noreturn]] void Usage(const std::string& why) {
   std::fprintf(stderr,
                "bench_system: %s\n"
-               "usage: bench_system --case dma|dense|conv [--pcie genGxL] [--clock-mhz F]\n"
+               "usage: bench_system --case dma|dense|conv [--device NAME] [--pcie genGxL]\n"
+               "                    [--clock-mhz F] (default: the device's clock)\n"
                "                    [--bytes B] (dma)  [--m M --k K --n N] (dense)\n"
                "                    [--h H --w W --cin C --cout C --kernel K --stride S]\n"
                "                    [--padding same|valid] [--lowering window|im2col] (conv;\n"
@@ -120,11 +124,13 @@ Options ParseOptions(int argc, char** argv) {
     try {
       if (arg == "--case") {
         o.bench_case = value;
+      } else if (arg == "--device") {
+        o.device = value;
       } else if (arg == "--pcie") {
         o.pcie = value;
       } else if (arg == "--clock-mhz") {
         o.clock_mhz = std::stod(value);
-      } else if (arg == "--bytes") {
+            } else if (arg == "--bytes") {
         o.bytes = std::stoull(value);
       } else if (arg == "--m") {
         o.m = std::stoll(value);
@@ -162,7 +168,6 @@ Options ParseOptions(int argc, char** argv) {
   if (o.bench_case != "dma" && o.bench_case != "dense" && o.bench_case != "conv") {
     Usage("--case must be dma, dense or conv");
   }
-  if (o.clock_mhz <= 0) Usage("--clock-mhz must be > 0");
   if (o.bytes == 0 || o.m < 1 || o.k < 1 || o.n < 1) Usage("sizes must be >= 1");
   if (o.h < 1 || o.w < 1 || o.cin < 1 || o.cout < 1 || o.kernel < 1 || o.stride < 1) {
     Usage("conv sizes must be >= 1");
@@ -682,11 +687,16 @@ int sc_main(int argc, char** argv) {
   } catch (const std::invalid_argument& e) {
     Usage(e.what());
   }
-  config.clock_mhz = o.clock_mhz;
   if (o.link_latency_ns >= 0) config.link.latency_ns = o.link_latency_ns;
   if (o.host_latency_ns >= 0) config.host_memory_latency_ns = o.host_latency_ns;
   try {
-    tpu::sys::TpuSystem system(config, tpu::tb::MakeTopModel<1>());
+    const tpu::devices::DeviceConfig& device =
+        tpu::tb::BuiltDevice(o.device.empty() ? tpu::devices::kDefaultDevice : o.device);
+    config.link.max_payload = static_cast<uint32_t>(device.max_payload);
+    config.link.max_read_request = static_cast<uint32_t>(device.max_read_request);
+    config.clock_mhz = o.clock_mhz > 0 ? o.clock_mhz : device.clock_mhz;
+    std::printf("device %s: N = %lld\n", device.name, static_cast<long long>(device.limits.n));
+    tpu::sys::TpuSystem system(config, tpu::tb::MakeBuiltTopModel(device));
     if (o.bench_case == "dma") return RunDma(system, o);
     return o.bench_case == "dense" ? RunDense(system, o) : RunConv(system, o);
   } catch (const std::exception& e) {
