@@ -55,21 +55,6 @@ class GenDevicesTest(GeneratorTests, unittest.TestCase):
         self.dev(d, "n16")["limits"]["acc_rows"] = 1023
         self.expect_rejected(d, "n16: field 'limits.acc_rows' fails isa/isa.json's check")
 
-    def test_dram_not_whole_tiles(self):
-        d = copy.deepcopy(self.desc)
-        self.dev(d, "n16")["limits"]["dram_bytes"] = 4194304 + 16
-        self.expect_rejected(d, "n16: field 'limits.dram_bytes' 4194320 is not a whole number "
-                                "of 256-byte tiles")
-
-    def test_dram_above_4gib_up_to_the_isa_max(self):
-        # ISA version 2 addresses 8 GiB (v1); one tile more is outside the ISA's range.
-        d = copy.deepcopy(self.desc)
-        v1 = self.dev(d, "v1")
-        self.assertEqual(v1["limits"]["dram_bytes"], 8 << 30)
-        v1["limits"]["dram_bytes"] = (8 << 30) + 65536  # one 256 x 256 tile more
-        self.expect_rejected(d, "v1: field 'limits.dram_bytes' 8590000128 outside "
-                                "1..8589934592")
-
     def test_not_an_integer(self):
         d = copy.deepcopy(self.desc)
         self.dev(d, "n16")["timeout"] = "65536"
@@ -112,8 +97,8 @@ class GenDevicesTest(GeneratorTests, unittest.TestCase):
 
     def test_unknown_default(self):
         d = copy.deepcopy(self.desc)
-        d["default"] = "n12"
-        self.expect_rejected(d, "field 'default': 'n12' is not a device")
+        d["default"] = "n7"
+        self.expect_rejected(d, "field 'default': 'n7' is not a device")
 
     def test_undocumented_field(self):
         d = copy.deepcopy(self.desc)
