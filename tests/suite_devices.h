@@ -6,11 +6,19 @@
 #ifndef TPU_TESTS_SUITE_DEVICES_H_
 #define TPU_TESTS_SUITE_DEVICES_H_
 
+#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "devices/devices_gen.h"
+
+namespace tpu::devices {
+
+// GoogleTest prints a device parameter by name (test listings, ctest names), not its address.
+inline void PrintTo(const DeviceConfig* device, std::ostream* os) { *os << device->name; }
+
+}  // namespace tpu::devices
 
 namespace tpu::testing {
 

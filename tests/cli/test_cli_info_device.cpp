@@ -40,7 +40,7 @@ TEST(InfoDevice, InfoDescribesTheSimulatedDevice) {
 
   device::DeviceInfo info;
   g_system->Run([&](device::DeviceBus& bus) { info = device::Device(bus).info(); });
-  const tb::TopConfig& top = g_system->device().top_config();
+  const TopConfig& top = g_system->device().top_config();
   EXPECT_EQ(JsonNumber(json, "n"), info.limits.n) << json;
   EXPECT_EQ(JsonNumber(json, "ub_rows"), info.limits.ub_rows) << json;
   EXPECT_EQ(JsonNumber(json, "acc_rows"), info.limits.acc_rows) << json;
