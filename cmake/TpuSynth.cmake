@@ -1,12 +1,28 @@
+# tpu_synth_read(<var> <sources> <params> <top>): sets <var> to the Yosys commands that read the
+# sources as a synthesis flow would (-DSYNTHESIS; a file named twice is read once) and set the
+# top's parameters (Name=Value each).
+function(tpu_synth_read var sources params top)
+  list(REMOVE_DUPLICATES sources)
+  string(JOIN " " files ${sources})
+  set(body "read_verilog -sv -DSYNTHESIS -I${TPU_RTL_INCLUDE_DIR} ${files}\n")
+  foreach(p IN LISTS params)
+    string(REPLACE "=" ";" kv ${p})
+    list(GET kv 0 key)
+    list(GET kv 1 value)
+    string(APPEND body "chparam -set ${key} ${value} ${top}\n")
+  endforeach()
+  set(${var} "${body}" PARENT_SCOPE)
+endfunction()
+
 # tpu_add_synth_test(<name> TOP <module> SOURCES <files...> [PARAMS <Name=Value...>]
 #                    [CHECKS <yosys commands...>] [LABEL <label>])
 #
 # A ctest `synth.<name>` (label `synth`) that reads the files with Yosys 0.23 the way a
 # synthesis flow would (-DSYNTHESIS: per-cycle assertions vanish, parameter checks are
 # elaboration errors), sets the parameters, synthesizes the top generically and fails if the
-# design does not elaborate, has a problem `check` finds, or infers a latch. CHECKS are extra Yosys commands run after synthesis, e.g.
-# "select -assert-min 1 t:$mem_v2". A file named twice in SOURCES (block lists share
-# rtl/prim/) is read once. The cell statistics are written to
+# design does not elaborate, has a problem `check` finds, or infers a latch. CHECKS are extra
+# Yosys commands run after synthesis, e.g. "select -assert-min 1 t:$mem_v2". A file named twice
+# in SOURCES (block lists share rtl/prim/) is read once. The cell statistics are written to
 # synth/<name>.stat.txt in the build tree (make synth prints them). LABEL replaces the label
 # `synth`, e.g. `long` for the large sizes.
 function(tpu_add_synth_test name)
@@ -17,16 +33,7 @@ function(tpu_add_synth_test name)
   endif()
   set(dir ${CMAKE_BINARY_DIR}/synth)
   set(script ${dir}/${name}.ys)
-  set(sources ${ARG_SOURCES})
-  list(REMOVE_DUPLICATES sources)
-  string(JOIN " " files ${sources})
-  set(body "read_verilog -sv -DSYNTHESIS -I${TPU_RTL_INCLUDE_DIR} ${files}\n")
-  foreach(p IN LISTS ARG_PARAMS)
-    string(REPLACE "=" ";" kv ${p})
-    list(GET kv 0 key)
-    list(GET kv 1 value)
-    string(APPEND body "chparam -set ${key} ${value} ${ARG_TOP}\n")
-  endforeach()
+  tpu_synth_read(body "${ARG_SOURCES}" "${ARG_PARAMS}" ${ARG_TOP})
   if(NOT ARG_FLOW)
     set(ARG_FLOW "synth -top ${ARG_TOP}")
   endif()
@@ -67,16 +74,7 @@ function(tpu_add_synth_reject_test name)
   endif()
   set(dir ${CMAKE_BINARY_DIR}/synth)
   set(script ${dir}/${name}.ys)
-  set(sources ${ARG_SOURCES})
-  list(REMOVE_DUPLICATES sources)
-  string(JOIN " " files ${sources})
-  set(body "read_verilog -sv -DSYNTHESIS -I${TPU_RTL_INCLUDE_DIR} ${files}\n")
-  foreach(p IN LISTS ARG_PARAMS)
-    string(REPLACE "=" ";" kv ${p})
-    list(GET kv 0 key)
-    list(GET kv 1 value)
-    string(APPEND body "chparam -set ${key} ${value} ${ARG_TOP}\n")
-  endforeach()
+  tpu_synth_read(body "${ARG_SOURCES}" "${ARG_PARAMS}" ${ARG_TOP})
   string(APPEND body "hierarchy -check -top ${ARG_TOP}\n")
   file(WRITE ${script} "${body}")
   add_test(NAME synth.${name} COMMAND ${YOSYS} -q -l ${dir}/${name}.log -s ${script})

@@ -44,7 +44,7 @@ TEST(MachineErrors, DecodeErrorsStopAtTheFailingInstruction) {
       {isa::Error::kPoolConfig,
        "ACTIVATE acc=0 ub=0 rows=4 param_set=0 pool=avg win_h=3 win_w=1 stride_h=1 stride_w=1 "
        "image_h=2 image_w=2"},
-      {isa::Error::kPoolConfig, ".words 0x40 0x00100000 0 3"},  // pool = 3
+      {isa::Error::kPoolConfig, ".words 0x40 0x00100000 0 0xc"},  // pool (bits 99:98) = 3
       {isa::Error::kClampOrder, "ACTIVATE acc=0 ub=0 rows=1 param_set=0 clamp_min=5 clamp_max=4"},
   };
   std::mt19937_64 rng(TestSeed());

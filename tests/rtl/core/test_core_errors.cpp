@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <random>
+#include <string>
 
 #include "core_configs.h"
 #include "core_programs.h"
@@ -56,7 +57,10 @@ isa::Words BadInstruction(Error e, const isa::DeviceLimits& l) {
       Activate a;
       a.rows = 1;
       Words w = Encode(a);
-      w[3] |= 3u;  // pool = 3, an unlisted encoding
+      const InstrInfo& info = InfoOf(Opcode::kActivate);
+      for (int i = 0; i < info.num_fields; ++i) {  // pool = 3, an unlisted encoding
+        if (std::string(info.fields[i].name) == "pool") SetBits(&w, info.fields[i].lsb, 2, 3);
+      }
       return w;
     }
     case Error::kClampOrder: {

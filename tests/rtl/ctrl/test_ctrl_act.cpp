@@ -457,12 +457,12 @@ TEST_P(ActUnitTest, PoolingShapes) {
   LoadLut(env, RandomLut(), 0, kLutIn);
   const std::vector<Shape> shapes = {
       {isa::Pool::kMax, 1, 1, 1, 1, 1, 1, false, 3},
-      {isa::Pool::kMax, 1, 1, 15, 15, 7, 7, true, 2},
-      {isa::Pool::kAvg, 1, 17, 1, 15, 1, 7, true, 2},
-      {isa::Pool::kMax, 19, 1, 15, 1, 7, 1, true, 1},
-      {isa::Pool::kAvg, 20, 20, 15, 15, 7, 7, false, 1},
-      {isa::Pool::kMax, 20, 20, 15, 15, 7, 7, true, 1},
-      {isa::Pool::kAvg, 3, 3, 15, 15, 7, 7, true, 3},
+      {isa::Pool::kMax, 1, 1, 15, 15, 3, 3, true, 2},
+      {isa::Pool::kAvg, 1, 17, 1, 15, 1, 3, true, 2},
+      {isa::Pool::kMax, 19, 1, 15, 1, 3, 1, true, 1},
+      {isa::Pool::kAvg, 20, 20, 15, 15, 3, 3, false, 1},
+      {isa::Pool::kMax, 20, 20, 15, 15, 3, 3, true, 1},
+      {isa::Pool::kAvg, 3, 3, 15, 15, 3, 3, true, 3},
       {isa::Pool::kMax, 5, 7, 3, 2, 2, 3, false, 4},
       {isa::Pool::kAvg, 16, 16, 2, 2, 2, 2, false, 3},
       {isa::Pool::kAvg, 7, 5, 7, 5, 1, 1, false, 2},

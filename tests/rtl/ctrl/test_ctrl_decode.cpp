@@ -146,7 +146,7 @@ class InstrGen {
     set("image_w", iw);
     set("win_h", wh);
     set("win_w", ww);
-    const int sh = int(Uniform(1, 7)), sw = int(Uniform(1, 7));
+    const int sh = int(Uniform(1, 3)), sw = int(Uniform(1, 3));  // 2-bit pooling strides
     set("stride_h", sh);
     set("stride_w", sw);
     set("rows", Chance(6) ? rows + 1 : rows);
