@@ -362,7 +362,7 @@ TEST(LayerChecks, Messages) {
   ExpectThrows([&] { CheckPoolLayer(pool, "p"); }, "p: window height 16 outside [1, 15]");
   pool.params = {};
   pool.params.stride_w = 8;
-  ExpectThrows([&] { CheckPoolLayer(pool, "p"); }, "p: stride width 8 outside [1, 7]");
+  ExpectThrows([&] { CheckPoolLayer(pool, "p"); }, "p: stride width 8 outside [1, 3]");
   pool.params = {};
   pool.params.window_w = 0;
   ExpectThrows([&] { CheckPoolLayer(pool, "p"); }, "window width 0");
