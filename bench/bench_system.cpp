@@ -341,6 +341,10 @@ DmaFigures ReportDma(const char* title, uint64_t bytes, const DirectionWindow& w
   return f;
 }
 
+// One DMA instruction's bytes: a power of two that the READ_HOST / WRITE_HOST length field
+// holds (21 bits in ISA version 2) and that is a whole number of UB rows at every N.
+constexpr uint64_t kChunk = 1ull << 20;
+
 int RunDma(tpu::sys::TpuSystem& system, const Options& o) {
   const auto& c = system.config();
   std::printf("system DMA: %llu bytes each way at %s, device at %.0f MHz\n", U(o.bytes),
@@ -367,12 +371,16 @@ int RunDma(tpu::sys::TpuSystem& system, const Options& o) {
     for (auto& b : data) b = static_cast<uint8_t>(rng());
     dev.host_memory().Write(source.address, data);
 
-    // Host -> device: one READ_HOST into the weight DRAM.
+    // Host -> device: READ_HOSTs of kChunk bytes into consecutive weight-DRAM addresses.
+    std::vector<tpu::isa::Instr> reads;
+    for (uint64_t done = 0; done < o.bytes; done += kChunk) {
+      reads.push_back(tpu::isa::ReadHost{tpu::isa::Target::kDram, source.address + done, done,
+                                         static_cast<uint32_t>(std::min(kChunk, o.bytes - done))});
+    }
+    reads.push_back(tpu::isa::Halt{});
     const auto dev0 = system.device().stats();
     monitor.Start();
-    const RunResult h2d = dev.Run({tpu::isa::ReadHost{tpu::isa::Target::kDram, source.address, 0,
-                                                      static_cast<uint32_t>(o.bytes)},
-                                   tpu::isa::Halt{}});
+    const RunResult h2d = dev.Run(reads);
     monitor.Stop();
     const std::vector<uint8_t>& dram = system.dram().bytes();
     const bool h2d_ok = std::equal(data.begin(), data.end(), dram.begin());
@@ -383,13 +391,23 @@ int RunDma(tpu::sys::TpuSystem& system, const Options& o) {
 
     // Device -> host: the UB filled from the source (one run), then WRITE_HOSTs of the whole UB
     // to consecutive host addresses until `bytes` are written.
-    dev.Run({tpu::isa::ReadHost{tpu::isa::Target::kUb, source.address, 0,
-                                static_cast<uint32_t>(ub_bytes)},
-             tpu::isa::Halt{}});
+    // (UB rows and host addresses in chunks of at most kChunk bytes, a whole number of rows.)
+    const uint64_t fill = std::min(ub_bytes, o.bytes);
+    std::vector<tpu::isa::Instr> fills;
+    for (uint64_t done = 0; done < fill; done += kChunk) {
+      fills.push_back(tpu::isa::ReadHost{tpu::isa::Target::kUb, source.address + done,
+                                         done / static_cast<uint64_t>(limits.n),
+                                         static_cast<uint32_t>(std::min(kChunk, fill - done))});
+    }
+    fills.push_back(tpu::isa::Halt{});
+    dev.Run(fills);
     std::vector<tpu::isa::Instr> program;
-    for (uint64_t done = 0; done < o.bytes; done += ub_bytes) {
-      program.push_back(tpu::isa::WriteHost{
-          0, sink.address + done, static_cast<uint32_t>(std::min(ub_bytes, o.bytes - done))});
+    for (uint64_t done = 0; done < o.bytes;) {
+      const uint64_t in_ub = done % fill;
+      const uint64_t len = std::min({kChunk, fill - in_ub, o.bytes - done});
+      program.push_back(tpu::isa::WriteHost{static_cast<uint32_t>(in_ub / static_cast<uint64_t>(limits.n)),
+                                            sink.address + done, static_cast<uint32_t>(len)});
+      done += len;
     }
     program.push_back(tpu::isa::Halt{});
     const auto dev1 = system.device().stats();
@@ -398,7 +416,7 @@ int RunDma(tpu::sys::TpuSystem& system, const Options& o) {
     monitor.Stop();
     const std::vector<uint8_t> written = dev.host_memory().Read(sink.address, o.bytes);
     bool d2h_ok = true;
-    for (uint64_t i = 0; i < o.bytes && d2h_ok; ++i) d2h_ok = written[i] == data[i % ub_bytes];
+    for (uint64_t i = 0; i < o.bytes && d2h_ok; ++i) d2h_ok = written[i] == data[i % fill];
     ok = ReportDma("device -> host (WRITE_HOSTs of the UB; MWr of 4-DW header, 64-bit address)",
                    o.bytes, monitor.up(), d2h, Since(dev1, system.device().stats()),
                    timing.payload_limit_bytes_per_s(kMwr64HeaderBytes), stream,
