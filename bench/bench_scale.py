@@ -32,9 +32,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ENV = dict(os.environ, SYSTEMC_DISABLE_COPYRIGHT_MESSAGE="1")
 
 
-def run(cmd, **kw):
+def run(cmd, env=None, **kw):
     """Runs cmd; returns its stdout, or raises RuntimeError with its stderr's last lines."""
-    p = subprocess.run(cmd, capture_output=True, text=True, env=ENV, **kw)
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env or ENV, **kw)
     if p.returncode != 0:
         tail = "\n".join((p.stderr or p.stdout).strip().splitlines()[-5:])
         raise RuntimeError(f"{os.path.basename(cmd[0])} exited {p.returncode}: {tail}")
@@ -59,17 +59,20 @@ def devices_of(tpu):
     return found
 
 
+def model_library(build, device):
+    return os.path.join(build, "testbench", "host_if", f"libvtpu_top_{device['index']}.a")
+
+
 def build_time(build, device):
-    """(seconds, bytes): rebuild of the device's Verilated model from scratch, and its library."""
+    """Seconds to rebuild the device's Verilated model from scratch (verilate + compile)."""
     target = f"vtpu_top_{device['index']}"
     obj = os.path.join(build, "testbench", "host_if", "CMakeFiles", f"{target}.dir")
-    lib = os.path.join(build, "testbench", "host_if", f"lib{target}.a")
     shutil.rmtree(obj, ignore_errors=True)
-    if os.path.exists(lib):
-        os.remove(lib)
+    if os.path.exists(model_library(build, device)):
+        os.remove(model_library(build, device))
     start = time.monotonic()
     run(["cmake", "--build", build, "--target", target, "-j", str(os.cpu_count() or 2)])
-    return time.monotonic() - start, os.path.getsize(lib)
+    return time.monotonic() - start
 
 
 def dense_case(build, tpu, device, work):
@@ -141,6 +144,7 @@ def main():
         chosen = [d for d in known if d["name"] in names]
     else:
         chosen = [d for d in known if d.get("built")]
+    chosen.sort(key=lambda d: (d["n"], d["index"]))
     not_built = [d["name"] for d in chosen if not d.get("built")]
     if not_built:
         sys.exit(f"bench_scale: not built in {build}: {', '.join(not_built)} (reconfigure with "
@@ -154,6 +158,8 @@ def main():
     for d in chosen:
         print(f"bench_scale: {d['name']} (N = {d['n']}) ...", flush=True)
         bt, e1 = (None, None) if a.no_build_time else cell(build_time, build, d)
+        lib = model_library(build, d)
+        size = os.path.getsize(lib) if os.path.exists(lib) else None
         dn, e2 = cell(dense_case, build, tpu, d, work)
         cnn, e3 = cell(deep_cnn_case, build, d)
         dma, e4 = cell(dma_case, build, d)
@@ -162,7 +168,7 @@ def main():
         def f(v, fmt):
             return fmt % v if v is not None else "-"
         rows.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            d["name"], d["n"], f(bt and bt[0], "%.0f"), f(bt and bt[1] / 2**20, "%.1f"),
+            d["name"], d["n"], f(bt, "%.0f"), f(size and size / 2**20, "%.1f"),
             dn["shape"] if dn else "-", f(dn and dn["kcps"], "%.1f"),
             f(dn and dn["util"], "%.4f"), f(dn and dn["e2e"], "%.4f"),
             f(cnn and cnn["cycles"], "%d"), f(cnn and cnn["util"], "%.4f"), f(dma, "%.3f")))
