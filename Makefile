@@ -49,23 +49,30 @@ example-deep: configure  ## the deeper CNN (examples/) on the RTL, checked vs go
 	BUILD=$(BUILD) examples/run.sh deep_cnn
 
 WAVES_DIR ?= $(BUILD)/waves
-waves: configure  ## system traces of a dense and a sliding-window conv layer (waveforms/*.gtkw), an MXU trace
+# WAVES_DEVICE: the device traced (a built one, `tpu --device`; default: the list's default). The
+# system layouts are generated from its trace into $(WAVES_DIR), so they hold its signal widths;
+# waveforms/*.gtkw are the same layouts for the default device.
+WAVES_DEVICE ?=
+waves_device = $(if $(WAVES_DEVICE),--device $(WAVES_DEVICE),)
+waves: configure  ## system traces of a dense and a sliding-window conv layer (WAVES_DEVICE=NAME picks the device) with their layouts, an MXU trace
 	cmake --build $(BUILD) -j $(JOBS) --target tpu mxu_demo
 	python3 scripts/make_dense_inputs.py --m 64 --k 64 --n 32 --seed 1 $(WAVES_DIR)
 	$(BUILD)/host_driver/cli/tpu dense --input $(WAVES_DIR)/x.npy --weights $(WAVES_DIR)/w.npy \
 	  --bias $(WAVES_DIR)/b.npy --scale 0.0005 --activation relu --output $(WAVES_DIR)/y.npy \
-	  --backend rtl --check --trace $(WAVES_DIR)/system_demo.fst
+	  --backend rtl --check --trace $(WAVES_DIR)/system_demo.fst $(waves_device)
 	python3 scripts/make_dense_inputs.py --m 1 --k 32 --n 32 --conv 8,8,3,3 --seed 1 $(WAVES_DIR)/conv
 	$(BUILD)/host_driver/cli/tpu conv2d --input $(WAVES_DIR)/conv/x.npy --weights $(WAVES_DIR)/conv/w.npy \
 	  --bias $(WAVES_DIR)/conv/b.npy --padding same --scale 0.0005 --activation relu \
 	  --output $(WAVES_DIR)/conv/y.npy --backend rtl --conv-lowering window --check \
-	  --trace $(WAVES_DIR)/conv_demo.fst
+	  --trace $(WAVES_DIR)/conv_demo.fst $(waves_device)
+	python3 scripts/gen_pcie_dma_gtkw.py $(WAVES_DIR)/system_demo.fst $(WAVES_DIR)/pcie_dma.gtkw
+	python3 scripts/gen_controller_gtkw.py $(WAVES_DIR)/system_demo.fst $(WAVES_DIR)/controller.gtkw
 	$(BUILD)/bench/mxu_demo --m 24 --k 32 --n 16 --size 8 --seed 1 --trace $(WAVES_DIR)/mxu_demo.fst
-	@echo "Layouts:  gtkwave $(WAVES_DIR)/system_demo.fst waveforms/pcie_dma.gtkw"
-	@echo "          gtkwave $(WAVES_DIR)/system_demo.fst waveforms/controller.gtkw"
-	@echo "          gtkwave $(WAVES_DIR)/conv_demo.fst waveforms/controller.gtkw   (sliding-window conv)"
+	@echo "Layouts:  gtkwave $(WAVES_DIR)/system_demo.fst $(WAVES_DIR)/pcie_dma.gtkw"
+	@echo "          gtkwave $(WAVES_DIR)/system_demo.fst $(WAVES_DIR)/controller.gtkw"
+	@echo "          gtkwave $(WAVES_DIR)/conv_demo.fst $(WAVES_DIR)/controller.gtkw   (sliding-window conv)"
 	@echo "          gtkwave $(WAVES_DIR)/mxu_demo.fst waveforms/mxu.gtkw"
-	@if [ -n "$$DISPLAY" ]; then gtkwave $(WAVES_DIR)/system_demo.fst waveforms/pcie_dma.gtkw & fi
+	@if [ -n "$$DISPLAY" ]; then gtkwave $(WAVES_DIR)/system_demo.fst $(WAVES_DIR)/pcie_dma.gtkw & fi
 
 bench: configure  ## benchmarks (not tests): utilization, throughput, simulation speed
 	cmake --build $(BUILD) -j $(JOBS) --target bench
