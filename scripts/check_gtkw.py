@@ -9,6 +9,9 @@ import re
 import subprocess
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from gen_gtkw_common import ENUM  # noqa: E402  the enum trace flag the layouts use
+
 
 def dump_signals(fst):
     header = subprocess.run(["fst2vcd", "-f", fst], capture_output=True, text=True, check=True)
@@ -50,9 +53,6 @@ def layout_signals(gtkw):
         else:
             wanted.append(line)
     return wanted
-
-
-ENUM = "@100000028"  # as in scripts/gen_gtkw_common.py
 
 
 def states_shown_as_numbers(gtkw):
