@@ -64,6 +64,7 @@ void AddDatasetJson(json& report, const DatasetInfo& info, const ImageRates& rat
 }
 
 void PrintDatasetText(std::ostream& out, const DatasetInfo& info, const ImageRates& rates) {
+  out << std::right;  // the layer table before may have left std::left set
   out << "  images: " << info.images << " in " << info.batches << " batch"
       << (info.batches == 1 ? "" : "es") << " of " << info.batch;
   if (info.images % info.batch != 0 && info.batches > 1) {

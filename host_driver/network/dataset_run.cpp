@@ -110,6 +110,7 @@ DatasetRun RunDataset(const Network& network, const golden::Tensor<int8_t>& imag
   d.batches = int64_t(sizes.size());
   const int64_t image_elements = int64_t(images.data.size()) / d.images;
   NetworkRun& all = d.run;
+  std::map<int64_t, ResidencyPlan> plans;
   int64_t done = 0;
   for (size_t b = 0; b < sizes.size(); ++b) {
     if (options.before_batch) options.before_batch(int64_t(b), d.batches, done, d.images);
@@ -118,7 +119,16 @@ DatasetRun RunDataset(const Network& network, const golden::Tensor<int8_t>& imag
     const golden::Tensor<int8_t> x(net.input_shape,
                                    std::vector<int8_t>(first, first + std::ptrdiff_t(sizes[b] *
                                                                                     image_elements)));
-    NetworkRun r = RunNetwork(net, x, backend, options.run);
+    // One residency plan per batch size: planning lowers every layer several times.
+    RunOptions run_options = options.run;
+    if (const auto limits = backend.device_limits(); limits && !run_options.plan) {
+      auto plan = plans.find(sizes[b]);
+      if (plan == plans.end()) {
+        plan = plans.emplace(sizes[b], PlanResidency(net, *limits, run_options.keep_in_ub)).first;
+      }
+      run_options.plan = &plan->second;
+    }
+    NetworkRun r = RunNetwork(net, x, backend, run_options);
     if (b == 0) {
       all.residency = r.residency;
       all.layers.resize(r.layers.size());
