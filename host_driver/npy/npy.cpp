@@ -12,38 +12,22 @@
 namespace tpu::npy {
 namespace {
 
+// Each element type's descr (as np.save writes it) and name (for messages).
 template <typename T>
 struct Traits;
-template <>
-struct Traits<int8_t> {
-  static constexpr const char* kDescr = "|i1";
-  static constexpr const char* kName = "int8";
-};
-template <>
-struct Traits<uint8_t> {
-  static constexpr const char* kDescr = "|u1";
-  static constexpr const char* kName = "uint8";
-};
-template <>
-struct Traits<int32_t> {
-  static constexpr const char* kDescr = "<i4";
-  static constexpr const char* kName = "int32";
-};
-template <>
-struct Traits<int64_t> {
-  static constexpr const char* kDescr = "<i8";
-  static constexpr const char* kName = "int64";
-};
-template <>
-struct Traits<float> {
-  static constexpr const char* kDescr = "<f4";
-  static constexpr const char* kName = "float32";
-};
-template <>
-struct Traits<double> {
-  static constexpr const char* kDescr = "<f8";
-  static constexpr const char* kName = "float64";
-};
+#define TPU_NPY_TRAITS(T, descr, name)           \
+  template <>                                    \
+  struct Traits<T> {                             \
+    static constexpr const char* kDescr = descr; \
+    static constexpr const char* kName = name;   \
+  };
+TPU_NPY_TRAITS(int8_t, "|i1", "int8")
+TPU_NPY_TRAITS(uint8_t, "|u1", "uint8")
+TPU_NPY_TRAITS(int32_t, "<i4", "int32")
+TPU_NPY_TRAITS(int64_t, "<i8", "int64")
+TPU_NPY_TRAITS(float, "<f4", "float32")
+TPU_NPY_TRAITS(double, "<f8", "float64")
+#undef TPU_NPY_TRAITS
 
 // Byte order does not matter for one-byte integers, so numpy accepts any marker there.
 bool IsInt8(const std::string& d) {
