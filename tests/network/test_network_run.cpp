@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <iostream>
 #include <memory>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -20,7 +21,9 @@
 #include "golden/dense.h"
 #include "golden/pool.h"
 #include "network/network.h"
+#include "network/dataset_run.h"
 #include "network/network_run.h"
+#include "run_report.h"
 #include "network_testing.h"
 
 namespace tpu::network {
@@ -33,9 +36,10 @@ using tpu::testing::ScratchDir;
 // The golden backend with figures, optionally corrupting one element of one layer type's output.
 class FakeBackend : public runtime::LayerBackend {
  public:
-  explicit FakeBackend(std::string corrupt = "", std::string fail = "")
+  // Corrupts `corrupt` layers' outputs after the first `spare` of them.
+  explicit FakeBackend(std::string corrupt = "", std::string fail = "", int spare = 0)
       : golden_(runtime::MakeBackend("golden", {})), corrupt_(std::move(corrupt)),
-        fail_(std::move(fail)) {}
+        fail_(std::move(fail)), spare_(spare) {}
   std::string name() const override { return "fake"; }
   runtime::LayerResult<int8_t> RunDense(const Tensor<int8_t>& x,
                                     const compiler::DenseLayer& l) override {
@@ -59,7 +63,7 @@ class FakeBackend : public runtime::LayerBackend {
  private:
   runtime::LayerResult<int8_t> Touch(const std::string& type, runtime::LayerResult<int8_t> r) {
     if (type == fail_) throw std::runtime_error("the fake cannot run " + type);
-    if (type == corrupt_) r.output.data[3] = int8_t(r.output.data[3] ^ 1);
+    if (type == corrupt_ && spare_-- <= 0) r.output.data[3] = int8_t(r.output.data[3] ^ 1);
     r.stats.cycles = 100;
     r.stats.clock_mhz = 700;
     r.stats.mxu_utilization = 0.25;
@@ -71,6 +75,7 @@ class FakeBackend : public runtime::LayerBackend {
   }
   std::unique_ptr<runtime::LayerBackend> golden_;
   std::string corrupt_, fail_;
+  int spare_ = 0;
 };
 
 TEST(NetworkRun, GoldenBackendMatchesReferenceEveryLayer) {
@@ -144,6 +149,39 @@ TEST(NetworkRun, CheckFindsTheWrongLayer) {
   // Later layers are checked on their own (wrong) input: they are right about it.
   EXPECT_TRUE(run.layers[2].check->ok());
   EXPECT_TRUE(run.layers[4].check->ok());
+}
+
+// A data set in batches (2, 2, 1): each layer's figures are the sums over the batches, and
+// --check counts the mismatches of every batch, the first one's index in the whole output.
+TEST(NetworkRun, DatasetSumsFiguresAndChecksEveryBatch) {
+  ScratchDir dir;
+  const Network net = LoadNetwork(WriteSmallNetwork(dir));
+  std::mt19937 rng(3);
+  const Tensor<int8_t> x = testing::RandomInt8({5, 6, 6, 3}, rng);
+  FakeBackend backend("pool", "", /*spare=*/1);  // the first batch's pool is right
+  DatasetOptions options;
+  options.run.check = true;
+  const DatasetRun d = RunDataset(net, x, backend, options);
+  EXPECT_EQ(d.batches, 3);
+  const LayerRun& pool = d.run.layers[1];
+  EXPECT_EQ(pool.stats.cycles, 300);
+  EXPECT_EQ(pool.stats.pcie_bytes_to_device, 3000);
+  EXPECT_EQ(pool.stats.simulated_cycles, 450);
+  EXPECT_DOUBLE_EQ(*pool.stats.mxu_utilization, 0.25);
+  EXPECT_DOUBLE_EQ(*pool.stats.device_seconds, 3e-6);
+  ASSERT_TRUE(pool.check.has_value());
+  EXPECT_EQ(pool.check->total, 5u * 45);
+  EXPECT_EQ(pool.check->mismatches, 2u);
+  EXPECT_EQ(pool.check->first, 2u * 45 + 3);  // element 3 of the second batch
+  EXPECT_TRUE(d.run.layers[0].check->ok());
+  EXPECT_TRUE(d.run.layers[3].on_host);
+  EXPECT_FALSE(d.run.check->ok());
+  const cli::RunVerdict v = cli::JudgeNetworkRun(WithBatch(net, 5), d.run, "fake", true);
+  EXPECT_NE(v.mismatch.find("first wrong layer layers[1] (pool \"pool1\"): first mismatch at "
+                            "output[2][0][0][3]"),
+            std::string::npos)
+      << v.mismatch;
+  EXPECT_NE(v.mismatch.find("(2 of 225 differ)"), std::string::npos) << v.mismatch;
 }
 
 TEST(NetworkRun, BackendFailureNamesTheLayer) {

@@ -213,6 +213,29 @@ TEST(TpuRunDataset, FloatInputOutputAndLabels) {
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("quantized with scale 0.05, zero point 3"), std::string::npos) << r.out;
+  // The same in JSON.
+  const TpuRun rj = RunTpu("run '" + net + "' --input '" + dir / "xf.npy" +
+                               "' --input-float --output '" + dir / "y.npy" + "' --labels '" +
+                               dir / "labels.npy" + "' --report json",
+                           dir);
+  ASSERT_EQ(rj.status, 0) << rj.err << rj.out;
+  const nlohmann::json j = nlohmann::json::parse(rj.out);
+  EXPECT_EQ(j["accuracy"]["correct"], correct);
+  EXPECT_EQ(j["accuracy"]["images"], 3);
+  EXPECT_DOUBLE_EQ(j["accuracy"]["top1"].get<double>(), correct / 3.0);
+  ASSERT_EQ(j["accuracy"]["confusion"].size(), 7u);
+  int64_t diagonal = 0, sum = 0;
+  for (size_t c = 0; c < 7; ++c) {
+    for (size_t p = 0; p < 7; ++p) sum += j["accuracy"]["confusion"][c][p].get<int64_t>();
+    diagonal += j["accuracy"]["confusion"][c][c].get<int64_t>();
+  }
+  EXPECT_EQ(sum, 3);
+  EXPECT_EQ(diagonal, correct);
+  EXPECT_EQ(j["accuracy"]["per_class"][6]["images"], 1);
+  EXPECT_TRUE(j["accuracy"]["per_class"][1]["accuracy"].is_null());  // no image of class 1
+  EXPECT_DOUBLE_EQ(j["input_scale"].get<double>(), 0.05);
+  EXPECT_DOUBLE_EQ(j["output_scale"].get<double>(), 0.125);
+  EXPECT_EQ(j["batches"], 2);  // the file's batch of 2: 2 + 1
 }
 
 // Bad data-set options fail with status 2 before anything runs and write nothing.
