@@ -110,11 +110,17 @@ DatasetRun RunDataset(const Network& network, const golden::Tensor<int8_t>& imag
   d.batches = int64_t(sizes.size());
   const int64_t image_elements = int64_t(images.data.size()) / d.images;
   NetworkRun& all = d.run;
+  std::map<int64_t, Network> networks;
   std::map<int64_t, ResidencyPlan> plans;
   int64_t done = 0;
   for (size_t b = 0; b < sizes.size(); ++b) {
     if (options.before_batch) options.before_batch(int64_t(b), d.batches, done, d.images);
-    const Network net = WithBatch(network, sizes[b]);
+    // At most two networks (full and last batch), made once: each copy holds the weights.
+    auto batched = networks.find(sizes[b]);
+    if (batched == networks.end()) {
+      batched = networks.emplace(sizes[b], WithBatch(network, sizes[b])).first;
+    }
+    const Network& net = batched->second;
     const auto first = images.data.begin() + std::ptrdiff_t(done * image_elements);
     const golden::Tensor<int8_t> x(net.input_shape,
                                    std::vector<int8_t>(first, first + std::ptrdiff_t(sizes[b] *
