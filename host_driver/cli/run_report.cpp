@@ -238,8 +238,9 @@ void PrintText(std::ostream& out, const Network& net, const network::NetworkRun&
   Report head(sum.title);
   head.Add("network_file", "network", info.network_file);
   head.Add("input", "input",
-           info.input + " " + ShapeText(net.input_shape) + " int8, zero point " +
-               std::to_string(net.input_zero_point));
+           info.input + " " + ShapeText(net.input_shape) +
+               (info.dataset.input_float.empty() ? " int8" : " float, quantized to int8") +
+               ", zero point " + std::to_string(net.input_zero_point));
   head.Add("output", "output",
            info.output + " " + ShapeText(net.output_shape()) + " int8, zero point " +
                std::to_string(net.output_zero_point()));

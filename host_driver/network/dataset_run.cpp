@@ -62,6 +62,37 @@ void Append(golden::Tensor<int8_t>& all, const golden::Tensor<int8_t>& part) {
   all.data.insert(all.data.end(), part.data.begin(), part.data.end());
 }
 
+// `all` (the batches so far, `done` images) with batch `r` of network `net` added.
+void AddBatch(NetworkRun& all, NetworkRun r, const Network& net, int64_t done, bool first) {
+  const int64_t size = net.input_shape[0];
+  if (first) {
+    all.residency = r.residency;
+    all.layers.resize(r.layers.size());
+    if (r.check) all.check = runtime::Comparison{};
+  }
+  for (size_t i = 0; i < r.layers.size(); ++i) {
+    LayerRun& total = all.layers[i];
+    const LayerRun& one = r.layers[i];
+    if (first) {
+      total.stats = one.stats;
+      total.on_host = one.on_host;
+      total.input_from = one.input_from;
+      total.output_to = one.output_to;
+      if (one.check) total.check = runtime::Comparison{};
+    } else {
+      AddStats(total.stats, one.stats);
+    }
+    total.wall_seconds += one.wall_seconds;
+    const int64_t per_image = golden::ElementCount(net.layers[i].output_shape) / size;
+    if (one.check && total.check) AddComparison(*total.check, *one.check, size_t(done * per_image));
+  }
+  if (r.check && all.check) {
+    const int64_t per_image = golden::ElementCount(net.output_shape()) / size;
+    AddComparison(*all.check, *r.check, size_t(done * per_image));
+  }
+  Append(all.output, r.output);
+}
+
 }  // namespace
 
 Network WithBatch(const Network& network, int64_t batch) {
@@ -134,34 +165,7 @@ DatasetRun RunDataset(const Network& network, const golden::Tensor<int8_t>& imag
       }
       run_options.plan = &plan->second;
     }
-    NetworkRun r = RunNetwork(net, x, backend, run_options);
-    if (b == 0) {
-      all.residency = r.residency;
-      all.layers.resize(r.layers.size());
-      if (r.check) all.check = runtime::Comparison{};
-    }
-    for (size_t i = 0; i < r.layers.size(); ++i) {
-      LayerRun& total = all.layers[i];
-      LayerRun& one = r.layers[i];
-      const size_t offset =
-          size_t(done * (golden::ElementCount(net.layers[i].output_shape) / sizes[b]));
-      if (b == 0) {
-        total.stats = one.stats;
-        total.on_host = one.on_host;
-        total.input_from = one.input_from;
-        total.output_to = one.output_to;
-        if (one.check) total.check = runtime::Comparison{};
-      } else {
-        AddStats(total.stats, one.stats);
-      }
-      total.wall_seconds += one.wall_seconds;
-      if (one.check && total.check) AddComparison(*total.check, *one.check, offset);
-    }
-    if (r.check && all.check) {
-      AddComparison(*all.check, *r.check,
-                    size_t(done) * (r.output.data.size() / size_t(sizes[b])));
-    }
-    Append(all.output, r.output);
+    AddBatch(all, RunNetwork(net, x, backend, run_options), net, done, b == 0);
     done += sizes[b];
   }
   return d;
