@@ -390,19 +390,11 @@ void RuntimeCheck(const Fields& f, const Check& check) {
   }
 }
 
-// Pooling, relu, relu6 and clamp keep their input's scale. Their "output_scale" (relu6's place
-// for 6.0) names it: it must agree with a scale flowing in, and gives it when none does.
-void KeepScale(const Fields& f, Layer& layer, const std::optional<double>& given) {
-  layer.output_scale = layer.input_scale;
-  if (!given) return;
-  if (layer.input_scale &&
-      std::fabs(*given - *layer.input_scale) > 1e-6 * std::fabs(*layer.input_scale)) {
-    f.Fail("output_scale",
-           golden::FormatReal(*given) + " differs from the scale of the layer's input, " +
-               golden::FormatReal(*layer.input_scale) +
-               ": this layer keeps its input's scale; drop the field or make them agree");
-  }
-  layer.output_scale = given;
+// Pooling, relu, relu6 and clamp keep their input's scale: they do not rescale. Their
+// "output_scale" places relu6's 6.0 (as it always has, even where it differs from a scale
+// flowing in: such files parse as before) and gives the scale flowing out only when none flows in.
+void KeepScale(Layer& layer, const std::optional<double>& given) {
+  layer.output_scale = layer.input_scale ? layer.input_scale : given;
 }
 
 void ParseLayer(const json& value, Layer& layer, const std::string& source,
@@ -510,7 +502,7 @@ void ParseLayer(const json& value, Layer& layer, const std::string& source,
       std::optional<double> given_scale;
       const std::string act =
           ParseFusedActivation(f, zp, p.params.act_min, p.params.act_max, given_scale);
-      KeepScale(f, layer, given_scale);
+      KeepScale(layer, given_scale);
       golden::PaddedAxis oh, ow;
       try {
         oh = golden::ComputePaddedAxis(p.params.padding, in[1], window[0], strides[0], "pool",
@@ -547,8 +539,8 @@ void ParseLayer(const json& value, Layer& layer, const std::string& source,
           scale = f.Scale("output_scale");
           given_scale = scale;
         }
-        KeepScale(f, layer, given_scale);
-        if (layer.output_scale) scale = *layer.output_scale;
+        KeepScale(layer, given_scale);
+        if (!given_scale && layer.output_scale) scale = *layer.output_scale;
         const golden::ActivationRange r = golden::QuantizedActivationRange(
             fn == "relu" ? golden::Activation::kRelu : golden::Activation::kRelu6, float(scale),
             zp);

@@ -159,6 +159,29 @@ TEST(NetworkParse, ScalesFlowAndPerChannelFloatRequant) {
             net.layers[4].dense.requant.multipliers[3].multiplier);
 }
 
+// Today's files may give a pool's or a standalone relu6's output_scale different from the scale
+// flowing in (before scales flowed, it only placed 6.0): they parse as before; the clamp uses
+// the given scale, the scale flowing on is the one flowing in (neither layer rescales).
+TEST(NetworkParse, ActivationScaleOtherThanTheFlowingOnePlacesItsClampOnly) {
+  ScratchDir dir;
+  WriteSmallNetwork(dir);
+  const Network net = ParseNetwork(
+      NetworkJson({R"({"type": "pool", "window": [2, 2], "activation": "relu6", "output_scale": 0.5})",
+                   R"({"type": "activation", "function": "relu6", "output_scale": 0.25})"},
+                  kScaledInput),
+      dir.str(), "t.json");
+  EXPECT_EQ(net.layers[0].pool.params.act_max, 3 + 12);  // 6 / 0.5 above zero point 3
+  EXPECT_EQ(net.layers[1].activation.act_max, 3 + 24);   // 6 / 0.25
+  EXPECT_DOUBLE_EQ(*net.layers[0].output_scale, 0.02);
+  EXPECT_DOUBLE_EQ(*net.output_scale(), 0.02);
+  // With no scale flowing in, the given one flows on.
+  const Network unscaled = ParseNetwork(
+      NetworkJson({R"({"type": "activation", "function": "relu6", "output_scale": 0.25})"},
+                  R"({"shape": [2, 6, 6, 3]})"),
+      dir.str(), "t.json");
+  EXPECT_DOUBLE_EQ(*unscaled.output_scale(), 0.25);
+}
+
 TEST(NetworkParse, ScalesUnknownWithoutThemAndAfterALut) {
   ScratchDir dir;
   const Network old = LoadNetwork(WriteSmallNetwork(dir));  // today's format: no scales at all
@@ -319,14 +342,6 @@ INSTANTIATE_TEST_SUITE_P(
                 Edited(4, R"({"type": "dense", "weights": "dw.npy",
                              "requant": {"scales": "ds.npy", "multipliers": "cm.npy", "shifts": "cs.npy"}})"),
                 {"layers[4]", "two requantizations", "{\"scales\": F.npy}"}},
-        BadCase{"pool_scale_disagrees",
-                NetworkJson({R"({"type": "pool", "window": [2, 2], "activation": "relu6", "output_scale": 0.5})"},
-                            kScaledInput),
-                {"layers[0] (pool", "\"output_scale\"", "0.5 differs", "0.02", "keeps its input's scale"}},
-        BadCase{"relu6_scale_disagrees",
-                NetworkJson({R"({"type": "activation", "function": "relu6", "output_scale": 0.03})"},
-                            kScaledInput),
-                {"layers[0] (activation", "\"output_scale\"", "0.03 differs"}},
         BadCase{"clamp_with_scale",
                 Edited(2, R"({"type": "activation", "function": "clamp", "output_scale": 0.5})"),
                 {"layers[2]", "\"output_scale\"", "a clamp keeps its input's scale"}},
