@@ -3,8 +3,9 @@
 // (overwrite) or added with wrapping (accumulate) into `out` (count x N int32, row-major).
 // Bit-exact with the obvious triple loop (the reference machine's definition): the products fit
 // int16 (|int8 x int8| <= 2^14), sums of two of them int32, and the wrapping int32 sum of the
-// rest does not depend on the order. On CPUs with AVX2 it multiplies pairs of int16 with
-// vpmaddwd, 16 multiply-accumulates an instruction; elsewhere the plain loop.
+// rest does not depend on the order. On CPUs with AVX-512BW or AVX2 (chosen at run time) it
+// multiplies pairs of int16 with vpmaddwd, 32 or 16 multiply-accumulates an instruction;
+// elsewhere (N below 8, other CPUs) the plain loop.
 #ifndef TPU_MODEL_MATMUL_KERNEL_H_
 #define TPU_MODEL_MATMUL_KERNEL_H_
 

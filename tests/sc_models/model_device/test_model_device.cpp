@@ -28,6 +28,7 @@
 #include "golden/dense.h"
 #include "golden/pool.h"
 #include "isa/isa.h"
+#include "model/matmul_kernel.h"
 #include "regs/regs.h"
 #include "runtime/device_backend.h"
 #include "runtime/executor.h"
@@ -50,6 +51,14 @@ Tensor<int8_t> RandomInt8(std::vector<int64_t> shape, std::mt19937_64& rng) {
   Tensor<int8_t> t(std::move(shape));
   for (int8_t& v : t.data) v = static_cast<int8_t>(rng());
   return t;
+}
+
+// One ring slot: the instruction's four words, little-endian.
+std::vector<uint8_t> SlotBytes(const isa::Instr& instr) {
+  const isa::Words w = isa::Encode(instr);
+  std::vector<uint8_t> bytes(16);
+  for (int b = 0; b < 16; ++b) bytes[size_t(b)] = static_cast<uint8_t>(w[b / 4] >> (8 * (b % 4)));
+  return bytes;
 }
 
 std::vector<isa::Instr> Nops(int count) { return std::vector<isa::Instr>(count, isa::Nop{}); }
@@ -338,10 +347,7 @@ TEST(ModelDevice, DoorbellWithTheRingOffStartsNothing) {
   EXPECT_EQ(bus.ReadRegister(regs::kStatus) & regs::kStatusRunningMask, 0u);
   EXPECT_EQ(bus.ReadRegister(regs::kRingHead), 0u);
   // With a legal size the same doorbell starts the slot.
-  const isa::Words halt = isa::Encode(isa::Halt{});
-  std::vector<uint8_t> bytes(16);
-  for (int b = 0; b < 16; ++b) bytes[size_t(b)] = static_cast<uint8_t>(halt[b / 4] >> (8 * (b % 4)));
-  dev.host_memory().Write(dev.options().host_base, bytes);
+  dev.host_memory().Write(dev.options().host_base, SlotBytes(isa::Halt{}));
   bus.WriteRegister(regs::kRingSize, 16);
   bus.WriteRegister(regs::kRingTail, 1);
   EXPECT_EQ(bus.WaitForInterrupt(1e5), std::optional<uint32_t>(dev.options().msi_data));
@@ -365,10 +371,7 @@ TEST(ModelDevice, SoftResetWhileAProgramRuns) {
   while (slots <= p.instrs.size()) slots *= 2;
   const uint64_t base = dev.options().host_base;
   for (size_t i = 0; i < p.instrs.size(); ++i) {
-    const isa::Words w = isa::Encode(p.instrs[i]);
-    std::vector<uint8_t> bytes(16);
-    for (int b = 0; b < 16; ++b) bytes[size_t(b)] = static_cast<uint8_t>(w[b / 4] >> (8 * (b % 4)));
-    dev.host_memory().Write(base + 16 * i, bytes);
+    dev.host_memory().Write(base + 16 * i, SlotBytes(p.instrs[i]));
   }
   bus.WriteRegister(regs::kRingBaseLo, static_cast<uint32_t>(base));
   bus.WriteRegister(regs::kRingBaseHi, static_cast<uint32_t>(base >> 32));
@@ -398,10 +401,7 @@ TEST(ModelDevice, MsiToAPlainAddressIsAMemoryWrite) {
   bus.WriteRegister(regs::kMsiAddrHi, static_cast<uint32_t>(mailbox >> 32));
   bus.WriteRegister(regs::kMsiData, 0xbeef);
   bus.WriteRegister(regs::kControl, regs::kControlSoftResetMask | regs::kControlIrqEnableMask);
-  const isa::Words halt = isa::Encode(isa::Halt{});
-  std::vector<uint8_t> bytes(16);
-  for (int b = 0; b < 16; ++b) bytes[size_t(b)] = static_cast<uint8_t>(halt[b / 4] >> (8 * (b % 4)));
-  dev.host_memory().Write(dev.options().host_base, bytes);
+  dev.host_memory().Write(dev.options().host_base, SlotBytes(isa::Halt{}));
   bus.WriteRegister(regs::kRingTail, 1);
   EXPECT_FALSE(bus.WaitForInterrupt(1e5));  // not an interrupt ...
   EXPECT_EQ(bus.ReadRegister(regs::kIrqStatus), regs::kIrqStatusDoneMask);
@@ -426,6 +426,47 @@ TEST(ModelDevice, PerfCountersOfARun) {
   EXPECT_GE(e.result.end_ns - e.result.start_ns,
             double(perf[regs::kPerfCycles]) * 1e3 / 700.0);
   EXPECT_TRUE(e.stats.timing_estimated);
+}
+
+// ---- The MATMUL block kernel ----------------------------------------------------------------
+
+// The model device's arithmetic (model::MultiplyRows, vectorized where the CPU allows) against
+// the definition, a plain wrapping dot product, at every array size the ISA allows, with the
+// extreme values (-128 x -128 sums, wrapping accumulators) and random ones.
+TEST(MatmulKernel, BitExactWithTheDefinition) {
+  std::mt19937_64 rng(37);
+  for (int64_t n = 2; n <= 256; n *= 2) {
+    for (int extreme = 0; extreme < 2; ++extreme) {
+      SCOPED_TRACE("n " + std::to_string(n) + (extreme ? " extreme" : " random"));
+      std::vector<int8_t> tile(size_t(n * n));
+      for (int8_t& v : tile) v = extreme ? int8_t(-128) : static_cast<int8_t>(rng());
+      const int64_t count = 5;
+      std::vector<std::vector<int8_t>> rows(count, std::vector<int8_t>(size_t(n)));
+      std::vector<const int8_t*> pointers;
+      for (auto& row : rows) {
+        for (int8_t& v : row) v = extreme ? int8_t(-128) : static_cast<int8_t>(rng());
+        pointers.push_back(row.data());
+      }
+      for (bool accumulate : {false, true}) {
+        std::vector<int32_t> out(size_t(count * n));
+        for (int32_t& v : out) v = extreme ? 2147483000 : static_cast<int32_t>(rng());
+        std::vector<int32_t> want = out;
+        for (int64_t r = 0; r < count; ++r) {
+          for (int64_t c = 0; c < n; ++c) {
+            uint32_t sum = accumulate ? static_cast<uint32_t>(want[size_t(r * n + c)]) : 0u;
+            for (int64_t k = 0; k < n; ++k) {
+              sum += static_cast<uint32_t>(int32_t{rows[size_t(r)][size_t(k)]} *
+                                           tile[size_t(k * n + c)]);
+            }
+            want[size_t(r * n + c)] = static_cast<int32_t>(sum);
+          }
+        }
+        model::MultiplyRows(pointers.data(), count, model::PackedTile(tile, n), accumulate,
+                            out.data());
+        EXPECT_EQ(out, want) << (accumulate ? "accumulate" : "overwrite");
+      }
+    }
+  }
 }
 
 }  // namespace
