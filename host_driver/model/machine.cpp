@@ -52,35 +52,40 @@ RunResult Machine::Run(const std::vector<isa::Words>& program) {
 void Machine::Start() {
   tokens_ = {};
   fifo_.clear();
-  tile_.reset();
-  packed_.reset();
+  tile_.reset();  // packed_ is stale too: the next MATMUL switches tiles (or raises NO_TILE)
 }
 
-RunResult Machine::Resume(const std::vector<isa::Words>& program, std::size_t begin) {
+RunResult Machine::Resume(const std::vector<isa::Words>& program, std::size_t begin,
+                          std::vector<isa::Instr>* decoded_out) {
   RunResult result;
   result.executed = static_cast<int64_t>(begin);
   for (std::size_t i = begin; i < program.size(); ++i) {
     const auto index = static_cast<int64_t>(i);
     result.executed = index + 1;
-    const isa::Error check = isa::Check(program[i], limits_);
+    // isa::Check, with the instruction decoded once.
+    const isa::Decoded decoded = isa::Decode(program[i]);
+    const isa::Error check = decoded.error != isa::Error::kOk
+                                 ? decoded.error
+                                 : isa::Validate(decoded.instr, limits_);
     if (check != isa::Error::kOk) {
       result.status = RunStatus::kDeviceError;
       result.error = check;
       result.index = index;
-      const isa::Decoded decoded = isa::Decode(program[i]);
       result.message = decoded.error != isa::Error::kOk
                            ? isa::Disassemble(program[i])
                            : isa::Explain(decoded.instr, limits_).message + " (" +
                                  isa::Disassemble(decoded.instr) + ")";
       break;
     }
-    const isa::Instr instr = isa::Decode(program[i]).instr;
+    const isa::Instr& instr = decoded.instr;
     if (std::holds_alternative<isa::Halt>(instr)) {
+      if (decoded_out) decoded_out->push_back(instr);
       result.status = RunStatus::kHalted;
       result.index = index;
       break;
     }
     const Step step = Execute(instr);
+    if (decoded_out && step.status == RunStatus::kEndOfProgram) decoded_out->push_back(instr);
     if (step.status != RunStatus::kEndOfProgram) {
       result.status = step.status;
       result.error = step.error;
@@ -218,7 +223,7 @@ Machine::Step Machine::Exec(const isa::Matmul& instr) {
     step.message = "new_tile=0 before any tile was switched to";
     return step;
   }
-  if (instr.new_tile || !packed_) packed_.emplace(*tile_, limits_.n);
+  if (instr.new_tile || packed_.n() == 0) packed_.Pack(*tile_, limits_.n);
   // The rows of the block (UB rows, or a window's taps and pad rows), then one product.
   const std::vector<int8_t> pad_row(static_cast<std::size_t>(limits_.n),
                                     static_cast<int8_t>(instr.pad_value));
@@ -238,7 +243,7 @@ Machine::Step Machine::Exec(const isa::Matmul& instr) {
     rows_[static_cast<std::size_t>(r)] = x;
   }
   acc_row(instr.acc + instr.rows - 1);  // range check of the last row
-  MultiplyRows(rows_.data(), instr.rows, *packed_, instr.acc_mode == isa::AccMode::kAccumulate,
+  MultiplyRows(rows_.data(), instr.rows, packed_, instr.acc_mode == isa::AccMode::kAccumulate,
                acc_row(instr.acc));
   return step;
 }

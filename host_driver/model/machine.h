@@ -80,8 +80,11 @@ class Machine {
   // earlier instructions left them), until HALT, an error or the end, with indexes counted
   // from program[0]. Executing a prefix gives the same state as executing it within the whole
   // program: program order never looks ahead.
+  // `decoded`, if not null, receives each instruction executed (decoded; HALT included, the
+  // failing one not), for a caller that needs them too (the model device's timing).
   void Start();
-  RunResult Resume(const std::vector<isa::Words>& program, std::size_t begin);
+  RunResult Resume(const std::vector<isa::Words>& program, std::size_t begin,
+                   std::vector<isa::Instr>* decoded = nullptr);
   // The same for instructions; throws std::invalid_argument for one that cannot be encoded.
   RunResult Run(const std::vector<isa::Instr>& program);
 
@@ -114,7 +117,7 @@ class Machine {
   golden::Lut lut_{};
   std::deque<Tile> fifo_;
   std::optional<Tile> tile_;
-  std::optional<PackedTile> packed_;  // tile_, packed for MultiplyRows
+  PackedTile packed_;                 // tile_, packed for MultiplyRows (n() 0: none yet)
   std::vector<const int8_t*> rows_;   // a MATMUL's activation rows
   std::array<int, isa::kNumTokens> tokens_{};
 };

@@ -147,13 +147,17 @@ bool HaveAvx512() {
 
 }  // namespace
 
-PackedTile::PackedTile(const std::vector<int8_t>& tile, int64_t n)
-    : n_(n), tile_(tile), pairs_(static_cast<size_t>(n * n)) {
+void PackedTile::Pack(const std::vector<int8_t>& tile, int64_t n) {
+  n_ = n;
+  tile_.assign(tile.begin(), tile.end());
+  pairs_.resize(static_cast<size_t>(n * n));
   for (int64_t p = 0; p < n / 2; ++p) {
+    const int8_t* even = &tile_[size_t(2 * p * n)];
+    const int8_t* odd = even + n;
+    int16_t* out = &pairs_[size_t(2 * p * n)];
     for (int64_t c = 0; c < n; ++c) {
-      for (int64_t j = 0; j < 2; ++j) {
-        pairs_[size_t((p * n + c) * 2 + j)] = tile_[size_t((2 * p + j) * n + c)];
-      }
+      out[2 * c] = even[c];
+      out[2 * c + 1] = odd[c];
     }
   }
 }

@@ -18,7 +18,10 @@ namespace tpu::model {
 class PackedTile {
  public:
   // `tile`: N x N int8, weight row k (input channel) at k * N, column c at + c.
-  PackedTile(const std::vector<int8_t>& tile, int64_t n);
+  PackedTile(const std::vector<int8_t>& tile, int64_t n) { Pack(tile, n); }
+  PackedTile() = default;
+  // Packs another tile into the same storage (no allocation once the size is known).
+  void Pack(const std::vector<int8_t>& tile, int64_t n);
 
   int64_t n() const { return n_; }
   // Rows k = 2p and 2p + 1 interleaved per column, as int16 pairs: pairs_[(p * N + c) * 2 + j]
@@ -27,7 +30,7 @@ class PackedTile {
   const std::vector<int8_t>& tile() const { return tile_; }
 
  private:
-  int64_t n_;
+  int64_t n_ = 0;
   std::vector<int8_t> tile_;
   std::vector<int16_t> pairs_;
 };

@@ -271,6 +271,7 @@ void ModelDevice::SoftReset() {
   perf_ = {};
   pending_.reset();  // a program still running is stopped: no completion, no MSI
   words_.clear();
+  executed_.clear();
 }
 
 void ModelDevice::Doorbell() {
@@ -286,6 +287,7 @@ void ModelDevice::Doorbell() {
   error_index_ = 0;
   perf_ = {};
   words_.clear();
+  executed_.clear();
   start_head_ = ring_head_;
   fetch_ = ring_head_;
   start_ns_ = now_ns_;
@@ -313,7 +315,7 @@ void ModelDevice::FetchAndExecute() {
     words_.push_back(words);
     fetch_ = (fetch_ + 1) & mask;
   }
-  const model::RunResult r = machine_.Resume(words_, begin);
+  const model::RunResult r = machine_.Resume(words_, begin, &executed_);
   switch (r.status) {
     case model::RunStatus::kHalted:
       Finish(false, 0, static_cast<uint32_t>(r.index));
@@ -357,11 +359,7 @@ void ModelDevice::FinishModelError(const model::RunResult& r) {
 void ModelDevice::Finish(bool error, uint8_t code, uint32_t index, bool fetch_error) {
   // The program the timing model estimates: up to HALT, or the instructions before the
   // failing one (then a HALT: the queue drains).
-  std::vector<isa::Instr> program;
-  const size_t end = error ? std::min<size_t>(fetch_error ? words_.size() : index, words_.size())
-                           : index + size_t{1};
-  program.reserve(end + 1);
-  for (size_t i = 0; i < end; ++i) program.push_back(isa::Decode(words_[i]).instr);
+  std::vector<isa::Instr>& program = executed_;  // what the machine executed
   if (error) program.push_back(isa::Halt{});
   if (!fetch_error) ring_head_ = (start_head_ + index + 1) & RingMask();
 
@@ -383,6 +381,7 @@ void ModelDevice::Finish(bool error, uint8_t code, uint32_t index, bool fetch_er
   bytes_from_device_ += estimate.pcie_bytes_from_device;
   device_cycles_ += estimate.cycles;
   words_.clear();
+  executed_.clear();
   pending_ = c;
 }
 
