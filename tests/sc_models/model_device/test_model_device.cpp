@@ -16,6 +16,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "compiler/dense_lowering.h"
@@ -29,6 +30,7 @@
 #include "golden/pool.h"
 #include "isa/isa.h"
 #include "model/matmul_kernel.h"
+#include "regression/layer_cases.h"
 #include "regs/regs.h"
 #include "runtime/device_backend.h"
 #include "runtime/executor.h"
@@ -427,6 +429,44 @@ TEST(ModelDevice, PerfCountersOfARun) {
             double(perf[regs::kPerfCycles]) * 1e3 / 700.0);
   EXPECT_TRUE(e.stats.timing_estimated);
 }
+
+// ---- The layer regression's cases on the model ---------------------------------------------
+
+// The short seeds of every layer type of the layer regression suite (tests/regression, run there
+// on the RTL), here on the model device of each array size through the driver: bit-exact with
+// golden.
+using RegressionParam = std::tuple<const char*, regression::LayerType, int64_t>;
+
+class ModelRegression : public ::testing::TestWithParam<RegressionParam> {};
+
+TEST_P(ModelRegression, MatchesGolden) {
+  const auto [device, type, seed] = GetParam();
+  auto platform = MakeModelPlatform(device);
+  const regression::Case c =
+      regression::MakeCase(type, seed, platform->device().config().limits.n);
+  SCOPED_TRACE(std::string(device) + " " + regression::TypeName(type) + " seed " +
+               std::to_string(seed) + ": " + c.description);
+  const Tensor<int8_t> want = regression::Golden(c);
+  device::Device dev(platform->device());
+  const device::DmaBuffer region = dev.dma_region();
+  const compiler::DenseProgram p =
+      regression::Lower(c, dev.info().limits, {region.address, region.size});
+  dev.host_memory().Write(p.output.address, std::vector<uint8_t>(p.output.bytes(), 0x5A));
+  const runtime::Execution e = runtime::Execute(dev, p, 0);
+  ASSERT_EQ(regression::ShapeText(e.output.shape), regression::ShapeText(want.shape));
+  EXPECT_EQ(e.output.data, want.data);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Short, ModelRegression,
+    ::testing::Combine(::testing::Values("n8", "n16", "n32", "n64", "v1"),
+                       ::testing::ValuesIn(regression::kAllTypes),
+                       ::testing::ValuesIn(regression::kShortSeeds)),
+    [](const ::testing::TestParamInfo<RegressionParam>& info) {
+      return std::string(std::get<0>(info.param)) + "_" +
+             regression::TypeName(std::get<1>(info.param)) + "_seed" +
+             std::to_string(std::get<2>(info.param));
+    });
 
 // ---- The MATMUL block kernel ----------------------------------------------------------------
 
