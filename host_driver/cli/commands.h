@@ -33,8 +33,10 @@ using DeviceBuiltQuery = std::function<bool(const devices::DeviceConfig&)>;
 
 // `tpu info [--device NAME] [--devices]`: a device configuration and which backends are
 // available for it (the rtl backend if the program composes it with the simulator, as the
-// `tpu` tool does in tpu_main.cpp, and the device is built), or every configuration.
-CommandRunner AddInfoCommand(CLI::App& app, DeviceBuiltQuery built = nullptr);
+// `tpu` tool does in tpu_main.cpp, and the device is built; the model backend, for every
+// configuration, if the program composes the model device: has_model), or every configuration.
+CommandRunner AddInfoCommand(CLI::App& app, DeviceBuiltQuery built = nullptr,
+                             bool has_model = false);
 
 // `tpu run NET.json`: a network layer by layer (host_driver/network, docs/networks.md).
 CommandRunner AddRunCommand(CLI::App& app, BackendFactory make_backend = MakeBackend);

@@ -54,19 +54,28 @@ void Print(const Report& r, const std::string& format) {
 }
 
 // One line per configuration: "N 16, UB 64 KiB, ... built yes".
-int RunInfoDevices(const InfoOptions& o, const DeviceBuiltQuery& built) {
+std::string ModelText(bool has_model) {
+  return has_model ? "available (the model device: the instruction set's reference machine "
+                     "behind the driver's bus, timing estimated; every configuration, no "
+                     "Verilated build)"
+                   : runtime::kModelUnavailable;
+}
+
+int RunInfoDevices(const InfoOptions& o, const DeviceBuiltQuery& built, bool has_model) {
   Report r("tpu info --devices: the device configurations of isa/devices.json (default " +
            std::string(devices::kDefaultDevice) + ")");
   for (const devices::DeviceConfig& d : devices::kDevices) {
-    r.Add(d.name, d.name, DeviceText(d.name) + ", built: " + BuiltText(d, built));
+    r.Add(d.name, d.name,
+          DeviceText(d.name) + ", built: " + BuiltText(d, built) +
+              (has_model ? ", model: yes" : ""));
   }
   r.Add("default", "default device", devices::kDefaultDevice);
   Print(r, o.format);
   return 0;
 }
 
-int RunInfo(const InfoOptions& o, const DeviceBuiltQuery& built) {
-  if (o.list) return RunInfoDevices(o, built);
+int RunInfo(const InfoOptions& o, const DeviceBuiltQuery& built, bool has_model) {
+  if (o.list) return RunInfoDevices(o, built, has_model);
   const std::string name = o.device.empty() ? devices::kDefaultDevice : o.device;
   const devices::DeviceConfig* found = devices::FindDevice(name);
   if (found == nullptr) devices::DeviceNamed(name);  // throws, naming the devices
@@ -112,13 +121,14 @@ int RunInfo(const InfoOptions& o, const DeviceBuiltQuery& built) {
           "`tpu dense --device " + device.name + " --backend rtl` prints the command)";
   }
   r.Add("backend_rtl", "backend rtl", rtl);
+  r.Add("backend_model", "backend model", ModelText(has_model));
   Print(r, o.format);
   return 0;
 }
 
 }  // namespace
 
-CommandRunner AddInfoCommand(CLI::App& app, DeviceBuiltQuery built) {
+CommandRunner AddInfoCommand(CLI::App& app, DeviceBuiltQuery built, bool has_model) {
   auto o = std::make_shared<InfoOptions>();
   auto* cmd = app.add_subcommand(
       "info", "Print a device configuration and the available backends, or every configuration");
@@ -131,9 +141,9 @@ CommandRunner AddInfoCommand(CLI::App& app, DeviceBuiltQuery built) {
   cmd->add_option("--report", o->format, "report format")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
-  return [o, built] {
+  return [o, built, has_model] {
     try {
-      return RunInfo(*o, built);
+      return RunInfo(*o, built, has_model);
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument("--device " + o->device + ": " + e.what());
     }

@@ -13,7 +13,7 @@
 namespace tpu::cli {
 namespace {
 
-constexpr const char* kRtlOnly = "RTL backend only";
+constexpr const char* kRtlOnly = "rtl and model backends only";
 
 // CLI11 validator from a parser that throws std::invalid_argument (no description: the option's
 // type_name already shows the form).
@@ -34,8 +34,10 @@ CLI::Validator Checked(Parse parse) {
 }  // namespace
 
 void AddLayerOptions(CLI::App& cmd, LayerOptions& o) {
-  cmd.add_option("--backend", o.backend, "what runs the layer: golden (C++ reference) or rtl")
-      ->check(CLI::IsMember({"golden", "rtl"}))
+  cmd.add_option("--backend", o.backend,
+                 "what runs the layer: golden (C++ reference), rtl (the Verilated device) or "
+                 "model (the model device: fast, estimated timing)")
+      ->check(CLI::IsMember({"golden", "rtl", "model"}))
       ->capture_default_str();
   cmd.add_option("--device", o.device,
                  std::string("device configuration (isa/devices.json, `tpu info --devices`); "
@@ -117,6 +119,11 @@ BackendOptions ResolveBackendOptions(const LayerOptions& o) {
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(std::string("--pcie: ") + e.what());
   }
+  if (o.backend == "model" && !o.trace.empty()) {
+    throw std::invalid_argument(
+        "--trace " + o.trace + ": the model backend writes no waveform (it executes the "
+        "instruction set, not the RTL); use --backend rtl for a waveform");
+  }
   resolved.trace_path = o.trace;
   if (!o.trace_window.empty()) {
     if (o.trace.empty()) {
@@ -170,6 +177,7 @@ void AddRunFigures(Report& r, const BackendOptions& resolved, const RunStats& st
           *stats.pcie_payload_limit_bytes_per_s / 1e9, "GB/s", 3);
   }
   if (!stats.lowering.empty()) r.Add("lowering", "lowering", stats.lowering);
+  if (stats.timing_estimated) r.Add("timing", "timing", kEstimatedTiming);
   r.Add("macs", macs_label, macs);
   if (stats.cycles) {
     r.Add("cycles", "device cycles (queue running)", *stats.cycles);

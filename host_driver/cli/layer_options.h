@@ -13,6 +13,10 @@
 
 namespace tpu::cli {
 
+// The report's `timing` line when the figures are the model device's (docs/model.md).
+inline constexpr const char* kEstimatedTiming =
+    "estimated by the model device's timing model (docs/model.md)";
+
 struct LayerOptions {
   std::string backend = "golden";
   std::string device;        // the configuration of isa/devices.json; "" = the default

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "checksum.h"
+#include "layer_options.h"
 #include "npy/header.h"
 #include "report.h"
 
@@ -187,6 +188,16 @@ RunSummary Summarize(const Network& net, const network::NetworkRun& run,
   return s;
 }
 
+// Where the cycles and times come from: a simulation, or the model device's estimate.
+std::string TimingText(const network::NetworkRun& run) {
+  bool simulated = false;
+  for (const network::LayerRun& l : run.layers) {
+    if (l.stats.timing_estimated) return kEstimatedTiming;
+    simulated = simulated || l.stats.cycles.has_value();
+  }
+  return simulated ? "simulated cycle by cycle (the RTL)" : "none (no device ran)";
+}
+
 // The report as one JSON object (--report json).
 void PrintJson(std::ostream& out, const Network& net, const network::NetworkRun& run,
                const NetworkRunInfo& info, const RunVerdict& verdict, const RunSummary& s) {
@@ -206,6 +217,7 @@ void PrintJson(std::ostream& out, const Network& net, const network::NetworkRun&
             {"output_zero_point", net.output_zero_point()},
             {"output_checksum", s.checksum},
             {"pcie", info.pcie},
+            {"timing", TimingText(run)},
             {"device_runs", s.device_runs},
             {"ub_tensors", kept},
             {"layers", s.layers},
@@ -248,6 +260,7 @@ void PrintText(std::ostream& out, const Network& net, const network::NetworkRun&
   head.Add("check", "check vs golden", verdict.check);
   head.Add("device", "device", info.device);
   head.Add("pcie", "PCIe link", info.pcie);
+  head.Add("timing", "timing", TimingText(run));
   head.PrintText(out);
   // The table: n/a = not measured by this backend, "host" = ran on the host, "none" = nothing
   // ran (a flatten of a tensor in the UB: the same rows, read differently by the next layer).

@@ -1,9 +1,11 @@
-// `tpu`: runs layers and networks on the TPU's Verilated RTL and checks them against the golden
-// reference. The composition root: the one place that puts a backend together with a simulator.
-// The commands (tpu_cli) know backends only as runtime::LayerBackend made by a factory; here the
-// factory's `rtl` is the runtime's device backend on the simulator (testbench/simulator: the
-// system model with the Verilated tpu_top of the device --device names on the modeled PCIe
-// link); the others come from the runtime. `tpu info` learns here which devices are built.
+// `tpu`: runs layers and networks on the TPU's Verilated RTL or its model device and checks them
+// against the golden reference. The composition root: the one place that puts a backend
+// together with a simulator. The commands (tpu_cli) know backends only as
+// runtime::LayerBackend made by a factory; here the factory's `rtl` is the runtime's device
+// backend on the simulator (testbench/simulator: the system model with the Verilated tpu_top of
+// the device --device names on the modeled PCIe link), its `model` the same device backend on
+// the model device of that configuration (sc_models/model_device, docs/model.md); golden comes
+// from the runtime. `tpu info` learns here which devices are built.
 #include <CLI/CLI.hpp>
 #include <cstdlib>
 #include <exception>
@@ -16,6 +18,7 @@
 #include "runtime/device_backend.h"
 #include "runtime/layer_backend.h"
 #include "host_if/built_devices.h"
+#include "sc_models/model_device/model_platform.h"
 #include "simulator/simulator.h"
 
 // SystemC's shared library has its own main(), which prints a banner and calls sc_main(); the
@@ -37,6 +40,14 @@ std::unique_ptr<tpu::runtime::LayerBackend> MakeBackend(
     return std::make_unique<tpu::runtime::DeviceBackend>("rtl", tpu::tb::MakeSimulator(simulator),
                                                          options);
   }
+  if (name == "model") {
+    if (!options.trace_path.empty()) {
+      throw std::invalid_argument("--trace " + options.trace_path +
+                                  ": the model backend writes no waveform; use --backend rtl");
+    }
+    return std::make_unique<tpu::runtime::DeviceBackend>(
+        "model", tpu::sc::MakeModelPlatform(options.device, options.link), options);
+  }
   return tpu::runtime::MakeBackend(name, options);
 }
 
@@ -46,10 +57,12 @@ int main(int argc, char** argv) {
   // The banner would also come with the first module the rtl backend builds.
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
   CLI::App app{
-      "tpu: run work on the open TPU's Verilated RTL, checked against the golden "
-      "reference"};
+      "tpu: run work on the open TPU's Verilated RTL or its model device, checked against "
+      "the golden reference"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "tpu 0.3 (dense layers on the RTL over the modeled PCIe link)");
+  app.set_version_flag("--version",
+                       "tpu 0.3 (layers and networks on the RTL over the modeled PCIe link, or "
+                       "on the model device)");
 
   std::map<const CLI::App*, tpu::cli::CommandRunner> runners;
   auto add = [&](tpu::cli::CommandRunner runner) {
@@ -60,9 +73,9 @@ int main(int argc, char** argv) {
   add(tpu::cli::AddPoolCommand(app, MakeBackend));
   add(tpu::cli::AddActivationCommand(app, MakeBackend));
   add(tpu::cli::AddGemmCommand(app, MakeBackend));
-  add(tpu::cli::AddInfoCommand(app, [](const tpu::devices::DeviceConfig& device) {
-    return tpu::tb::IsBuilt(device);
-  }));
+  add(tpu::cli::AddInfoCommand(
+      app, [](const tpu::devices::DeviceConfig& device) { return tpu::tb::IsBuilt(device); },
+      /*has_model=*/true));
   add(tpu::cli::AddRunCommand(app, MakeBackend));
 
   try {

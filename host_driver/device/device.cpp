@@ -209,8 +209,7 @@ DmaBuffer Device::dma_region() const {
   return {options_.host_base + ring_bytes, options_.host_size - ring_bytes};
 }
 
-void Device::WriteSlot(uint64_t ring_base, uint32_t slot, const isa::Instr& instr) {
-  const isa::Words words = isa::Encode(instr);
+void Device::WriteSlot(uint64_t ring_base, uint32_t slot, const isa::Words& words) {
   std::vector<uint8_t> bytes(kSlotBytes);
   for (size_t w = 0; w < words.size(); ++w) {
     for (int b = 0; b < 4; ++b) bytes[4 * w + b] = static_cast<uint8_t>(words[w] >> (8 * b));
@@ -237,9 +236,10 @@ RunResult Device::Run(const std::vector<isa::Instr>& program) {
         "it), but its last instruction (" +
         std::to_string(program.size() - 1) + ") is " + isa::Disassemble(program.back()));
   }
+  std::vector<isa::Words> encoded(program.size());  // encoded once: checked, then written
   for (size_t i = 0; i < program.size(); ++i) {
     try {
-      isa::Encode(program[i]);
+      encoded[i] = isa::Encode(program[i]);
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument("Run: instruction " + std::to_string(i) +
                                   " cannot be encoded: " + e.what());
@@ -268,7 +268,7 @@ RunResult Device::Run(const std::vector<isa::Instr>& program) {
     uint32_t tail = 0;
     auto fill = [&](uint32_t room) {
       for (; room > 0 && next < count; --room) {
-        WriteSlot(base, tail, program[next++]);
+        WriteSlot(base, tail, encoded[next++]);
         tail = (tail + 1) % slots;
       }
     };

@@ -114,7 +114,7 @@ class Device {
   PerfCounters ReadPerf();
 
  private:
-  void WriteSlot(uint64_t ring_base, uint32_t slot, const isa::Instr& instr);
+  void WriteSlot(uint64_t ring_base, uint32_t slot, const isa::Words& words);
   [[noreturn]] void ThrowHung(const std::string& why, double waited_ns);
   [[noreturn]] void ThrowError(const std::vector<isa::Instr>& program);
 

@@ -25,6 +25,9 @@ struct BusCounters {
   std::optional<double> payload_limit_bytes_per_s;    // the link's, per direction
   std::optional<uint64_t> device_cycles;              // device clock cycles simulated
   std::optional<double> clock_mhz;                    // the device's clock
+  // The cycles and bytes are a timing model's estimate, not a simulation's count (the model
+  // device, docs/model.md).
+  bool timing_estimated = false;
 };
 
 class DeviceBus {

@@ -1,5 +1,6 @@
 #include "isa/codec.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -8,24 +9,31 @@
 
 namespace tpu::isa {
 
+// Fields are read and written a word-sized piece at a time (a field spans at most three of the
+// 32-bit words): every instruction the driver sends and the models execute passes here.
 uint64_t GetBits(const Words& words, int lsb, int width) {
   uint64_t value = 0;
-  for (int i = 0; i < width; ++i) {
-    const int bit = lsb + i;
-    value |= static_cast<uint64_t>((words[bit / 32] >> (bit % 32)) & 1u) << i;
+  for (int done = 0; done < width;) {
+    const int bit = lsb + done;
+    const int offset = bit % 32;
+    const int take = std::min(32 - offset, width - done);
+    const uint64_t mask = (uint64_t{1} << take) - 1;
+    value |= ((uint64_t{words[bit / 32]} >> offset) & mask) << done;
+    done += take;
   }
   return value;
 }
 
 void SetBits(Words* words, int lsb, int width, uint64_t value) {
-  for (int i = 0; i < width; ++i) {
-    const int bit = lsb + i;
-    const uint32_t mask = 1u << (bit % 32);
-    if ((value >> i) & 1u) {
-      (*words)[bit / 32] |= mask;
-    } else {
-      (*words)[bit / 32] &= ~mask;
-    }
+  for (int done = 0; done < width;) {
+    const int bit = lsb + done;
+    const int offset = bit % 32;
+    const int take = std::min(32 - offset, width - done);
+    const uint64_t mask = ((uint64_t{1} << take) - 1) << offset;
+    const uint64_t piece = ((value >> done) << offset) & mask;
+    uint32_t& word = (*words)[bit / 32];
+    word = static_cast<uint32_t>((word & ~mask) | piece);
+    done += take;
   }
 }
 

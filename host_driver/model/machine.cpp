@@ -8,12 +8,12 @@
 #include <variant>
 #include <vector>
 
-#include "golden/int32_wrap.h"
 #include "isa/codec.h"
 #include "isa/disassembler.h"
 #include "isa/instr.h"
 #include "isa/validate.h"
 #include "model/activate.h"
+#include "model/matmul_kernel.h"
 
 namespace tpu::model {
 namespace {
@@ -45,32 +45,47 @@ RunResult Machine::Run(const std::vector<isa::Instr>& program) {
 }
 
 RunResult Machine::Run(const std::vector<isa::Words>& program) {
+  Start();
+  return Resume(program, 0);
+}
+
+void Machine::Start() {
   tokens_ = {};
   fifo_.clear();
-  tile_.reset();
+  tile_.reset();  // packed_ is stale too: the next MATMUL switches tiles (or raises NO_TILE)
+}
+
+RunResult Machine::Resume(const std::vector<isa::Words>& program, std::size_t begin,
+                          std::vector<isa::Instr>* decoded_out) {
   RunResult result;
-  for (std::size_t i = 0; i < program.size(); ++i) {
+  result.executed = static_cast<int64_t>(begin);
+  for (std::size_t i = begin; i < program.size(); ++i) {
     const auto index = static_cast<int64_t>(i);
     result.executed = index + 1;
-    const isa::Error check = isa::Check(program[i], limits_);
+    // isa::Check, with the instruction decoded once.
+    const isa::Decoded decoded = isa::Decode(program[i]);
+    const isa::Error check = decoded.error != isa::Error::kOk
+                                 ? decoded.error
+                                 : isa::Validate(decoded.instr, limits_);
     if (check != isa::Error::kOk) {
       result.status = RunStatus::kDeviceError;
       result.error = check;
       result.index = index;
-      const isa::Decoded decoded = isa::Decode(program[i]);
       result.message = decoded.error != isa::Error::kOk
                            ? isa::Disassemble(program[i])
                            : isa::Explain(decoded.instr, limits_).message + " (" +
                                  isa::Disassemble(decoded.instr) + ")";
       break;
     }
-    const isa::Instr instr = isa::Decode(program[i]).instr;
+    const isa::Instr& instr = decoded.instr;
     if (std::holds_alternative<isa::Halt>(instr)) {
+      if (decoded_out) decoded_out->push_back(instr);
       result.status = RunStatus::kHalted;
       result.index = index;
       break;
     }
     const Step step = Execute(instr);
+    if (decoded_out && step.status == RunStatus::kEndOfProgram) decoded_out->push_back(instr);
     if (step.status != RunStatus::kEndOfProgram) {
       result.status = step.status;
       result.error = step.error;
@@ -208,10 +223,11 @@ Machine::Step Machine::Exec(const isa::Matmul& instr) {
     step.message = "new_tile=0 before any tile was switched to";
     return step;
   }
-  const int64_t n = limits_.n;
-  const Tile& w = *tile_;
-  const std::vector<int8_t> pad_row(static_cast<std::size_t>(n),
+  if (instr.new_tile || packed_.n() == 0) packed_.Pack(*tile_, limits_.n);
+  // The rows of the block (UB rows, or a window's taps and pad rows), then one product.
+  const std::vector<int8_t> pad_row(static_cast<std::size_t>(limits_.n),
                                     static_cast<int8_t>(instr.pad_value));
+  rows_.resize(instr.rows);
   for (int64_t r = 0; r < instr.rows; ++r) {
     const int8_t* x = pad_row.data();
     if (!instr.window) {
@@ -224,17 +240,11 @@ Machine::Step Machine::Exec(const isa::Matmul& instr) {
         x = reinterpret_cast<const int8_t*>(ub_row(instr.ub + iy * instr.image_w + ix));
       }
     }
-    int32_t* out = acc_row(instr.acc + r);
-    for (int64_t c = 0; c < n; ++c) {
-      uint32_t sum = 0;  // wraps by definition, like the int32 accumulators
-      for (int64_t k = 0; k < n; ++k) {
-        sum += static_cast<uint32_t>(int32_t{x[k]} * w[static_cast<std::size_t>(k * n + c)]);
-      }
-      const int32_t product = golden::BitsToInt32(sum);
-      out[c] =
-          instr.acc_mode == isa::AccMode::kAccumulate ? golden::WrapAdd(out[c], product) : product;
-    }
+    rows_[static_cast<std::size_t>(r)] = x;
   }
+  acc_row(instr.acc + instr.rows - 1);  // range check of the last row
+  MultiplyRows(rows_.data(), instr.rows, packed_, instr.acc_mode == isa::AccMode::kAccumulate,
+               acc_row(instr.acc));
   return step;
 }
 

@@ -30,6 +30,7 @@
 #include "golden/activation.h"
 #include "isa/isa_gen.h"
 #include "model/host_memory.h"
+#include "model/matmul_kernel.h"
 #include "model/run_result.h"
 #include "model/sparse_memory.h"
 
@@ -73,6 +74,17 @@ class Machine {
   // Starts the queue (tokens cleared, weight FIFO emptied, no current tile, like the device's
   // start) and executes `program` from instruction 0 until HALT, an error or its end.
   RunResult Run(const std::vector<isa::Words>& program);
+  // The two halves of Run, for a device that receives its program piece by piece (the model
+  // device's instruction ring): Start() starts the queue; Resume(program, begin) executes
+  // program[begin..] in program order without starting it again (tokens, FIFO and tile as the
+  // earlier instructions left them), until HALT, an error or the end, with indexes counted
+  // from program[0]. Executing a prefix gives the same state as executing it within the whole
+  // program: program order never looks ahead.
+  // `decoded`, if not null, receives each instruction executed (decoded; HALT included, the
+  // failing one not), for a caller that needs them too (the model device's timing).
+  void Start();
+  RunResult Resume(const std::vector<isa::Words>& program, std::size_t begin,
+                   std::vector<isa::Instr>* decoded = nullptr);
   // The same for instructions; throws std::invalid_argument for one that cannot be encoded.
   RunResult Run(const std::vector<isa::Instr>& program);
 
@@ -105,6 +117,8 @@ class Machine {
   golden::Lut lut_{};
   std::deque<Tile> fifo_;
   std::optional<Tile> tile_;
+  PackedTile packed_;                 // tile_, packed for MultiplyRows (n() 0: none yet)
+  std::vector<const int8_t*> rows_;   // a MATMUL's activation rows
   std::array<int, isa::kNumTokens> tokens_{};
 };
 

@@ -4,6 +4,7 @@
 //   model/host_memory.h    HostMemory: sparse 48-bit host address space, fault injection
 //   model/sparse_memory.h  SparseMemory: paged byte store (host memory, weight DRAM)
 //   model/activate.h       ACTIVATE arithmetic, parameter-set layout
+//   model/matmul_kernel.h  MATMUL arithmetic: a block of rows times a packed tile
 //   model/access.h         the memory each instruction reads and writes
 //   model/ordering.h       FindUnorderedAccess: are all cross-unit hazards ordered by tokens?
 //   model/schedule.h       SimulateSchedule: in-order dispatch, queues, FIFO: deadlock or HALT?
@@ -14,6 +15,7 @@
 #include "model/activate.h"
 #include "model/host_memory.h"
 #include "model/machine.h"
+#include "model/matmul_kernel.h"
 #include "model/ordering.h"
 #include "model/run_result.h"
 #include "model/schedule.h"

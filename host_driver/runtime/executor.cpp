@@ -67,6 +67,7 @@ RunStats MeasureRun(const device::RunResult& r, const device::BusCounters& befor
       Difference(before.payload_bytes_from_device, after.payload_bytes_from_device);
   s.pcie_payload_limit_bytes_per_s = after.payload_limit_bytes_per_s;
   s.simulated_cycles = Difference(before.device_cycles, after.device_cycles);
+  s.timing_estimated = after.timing_estimated;
   return s;
 }
 

@@ -38,7 +38,10 @@ LayerResult<int8_t> LayerBackend::RunProgram(const Lowering&, int64_t) {
 std::unique_ptr<LayerBackend> MakeBackend(const std::string& name, const BackendOptions& options) {
   if (name == "golden") return std::make_unique<GoldenBackend>(options);
   if (name == "rtl") throw std::runtime_error(std::string("--backend rtl: ") + kRtlUnavailable);
-  throw std::invalid_argument("--backend " + name + ": expected golden or rtl");
+  if (name == "model") {
+    throw std::runtime_error(std::string("--backend model: ") + kModelUnavailable);
+  }
+  throw std::invalid_argument("--backend " + name + ": expected golden, rtl or model");
 }
 
 }  // namespace tpu::runtime

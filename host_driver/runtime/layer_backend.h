@@ -32,6 +32,12 @@ inline constexpr const char* kRtlUnavailable =
     "not built into this program: the rtl backend needs the simulator, which the `tpu` tool "
     "links (host_driver/cli/tpu_main.cpp composes it)";
 
+// Why `--backend model` fails in a program built without the model device (exit status 2).
+inline constexpr const char* kModelUnavailable =
+    "not built into this program: the model backend needs the model device "
+    "(sc_models/model_device), which the `tpu` tool links (host_driver/cli/tpu_main.cpp "
+    "composes it)";
+
 // Told how a long device run advances, for a progress line: Begin when a program starts (with
 // the cycles it is expected to take), Update every few thousand device cycles, End when it
 // stops (also on an error).
@@ -72,6 +78,8 @@ struct RunStats {
   std::optional<int64_t> simulated_cycles;               // RTL cycles simulated (wall-clock speed)
   std::string trace_path;                                // waveform written, "" = none
   std::string lowering;  // how the device ran the layer (DenseProgram::lowering), "" = n/a
+  // The cycles, times and bytes are the model device's timing model's estimate (BusCounters).
+  bool timing_estimated = false;
 };
 
 template <typename T>
@@ -84,7 +92,7 @@ class LayerBackend {
  public:
   virtual ~LayerBackend() = default;
 
-  // "golden", "rtl".
+  // "golden", "rtl", "model".
   virtual std::string name() const = 0;
 
   // y = golden::Dense(x, layer.weights, layer.bias, layer.input_zero_point, layer.requant):
@@ -125,8 +133,8 @@ class LayerBackend {
 
 // The backend called `name` that needs no simulator: "golden". Throws std::invalid_argument for
 // unknown names and for options the backend cannot honour (a waveform from golden),
-// std::runtime_error for "rtl" (kRtlUnavailable): the program that links the simulator
-// composes that one.
+// std::runtime_error for "rtl" and "model" (kRtlUnavailable, kModelUnavailable): the program
+// that links the simulator and the model device composes those.
 std::unique_ptr<LayerBackend> MakeBackend(const std::string& name, const BackendOptions& options);
 
 // Commands take their backend from a factory so that the composition root (and tests) choose.

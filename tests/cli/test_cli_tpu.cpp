@@ -76,7 +76,7 @@ TEST_F(DenseCli, HandComputedPerTensorScale) {
   EXPECT_NE(run.out.find("tpu dense: int8 dense layer on the golden backend"), std::string::npos);
   EXPECT_NE(run.out.find("multiplier 1073741824, shift 0"), std::string::npos) << run.out;
   EXPECT_NE(run.out.find("2 x 3 x 2"), std::string::npos);
-  EXPECT_NE(run.out.find("n/a (RTL backend only)"), std::string::npos);
+  EXPECT_NE(run.out.find("n/a (rtl and model backends only)"), std::string::npos);
   EXPECT_NE(run.out.find("gen3x16 (8 GT/s per lane, 128b/130b)"), std::string::npos);
   EXPECT_TRUE(run.err.empty()) << run.err;
 }

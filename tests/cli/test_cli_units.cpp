@@ -121,7 +121,7 @@ TEST(Backends, Factory) {
   ExpectThrowContaining([] { MakeBackend("rtl", {}); },
                         std::string("--backend rtl: ") + kRtlUnavailable);
   ExpectThrowContaining([] { MakeBackend("rtl", {}); }, "not built into this program");
-  ExpectThrowContaining([] { MakeBackend("tpu", {}); }, "--backend tpu: expected golden or rtl");
+  ExpectThrowContaining([] { MakeBackend("tpu", {}); }, "--backend tpu: expected golden, rtl or model");
   BackendOptions traced;
   traced.trace_path = "x.fst";
   ExpectThrowContaining([&] { MakeBackend("golden", traced); }, "--trace x.fst: the golden");

@@ -1,10 +1,11 @@
-// Intermediate tensors in the UB on the RTL system model (the rtl backend of `tpu`): the UB
-// keeps its contents from one device program to the next (Device::Run soft-resets the queue,
-// not the SRAM), and a network with its intermediates in the UB is bit-exact with golden and
-// moves fewer PCIe bytes than with every tensor through the host (--check-layers). No conv2d
-// layer: the conv window lowering needs the RTL's MATMUL window mode (the examples cover it).
-// One SystemC elaboration per process: each test makes the backend once (ctest runs each test
-// in its own process).
+// Intermediate tensors in the UB on the device backends of `tpu`: the RTL system model (rtl)
+// and the model device (model, sc_models/model_device), the same cases on both: the UB keeps
+// its contents from one device program to the next (Device::Run soft-resets the queue, not the
+// SRAM), and a network with its intermediates in the UB is bit-exact with golden and moves
+// fewer PCIe bytes than with every tensor through the host (--check-layers). No conv2d layer:
+// the conv window lowering needs the RTL's MATMUL window mode (the examples cover it).
+// One SystemC elaboration per process: each test makes the rtl backend once (ctest runs each
+// test in its own process).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -20,6 +21,7 @@
 #include "network/network_run.h"
 #include "network_testing.h"
 #include "runtime/device_backend.h"
+#include "sc_models/model_device/model_platform.h"
 #include "simulator/simulator.h"
 
 // SystemC's library has its own main() calling sc_main(); this binary keeps its own main() (the
@@ -35,16 +37,27 @@ using testing::RandomInt32;
 using testing::RandomInt8;
 using tpu::testing::ScratchDir;
 
-// The rtl backend as `tpu` composes it: the runtime's device backend on the simulator.
-runtime::LayerBackend& Rtl() {
-  static std::unique_ptr<runtime::LayerBackend> backend =
-      std::make_unique<runtime::DeviceBackend>("rtl", tb::MakeSimulator({}),
-                                               runtime::BackendOptions{});
+// The backend named by the test's parameter as `tpu` composes it: the runtime's device backend
+// on the simulator (rtl) or on the model device (model), one per process.
+runtime::LayerBackend& Backend(const std::string& name) {
+  static std::unique_ptr<runtime::LayerBackend> backend;
+  if (!backend) {
+    backend = name == "rtl" ? std::make_unique<runtime::DeviceBackend>(
+                                  "rtl", tb::MakeSimulator({}), runtime::BackendOptions{})
+                            : std::make_unique<runtime::DeviceBackend>(
+                                  "model", sc::MakeModelPlatform(""), runtime::BackendOptions{});
+  }
+  EXPECT_EQ(backend->name(), name) << "one backend per process";
   return *backend;
 }
 
+class Residency : public ::testing::TestWithParam<std::string> {
+ protected:
+  runtime::LayerBackend& Rtl() { return Backend(GetParam()); }
+};
+
 // Program 1 leaves relu(x) in the UB; program 2, a separate Run, reads it from there.
-TEST(RtlResidency, UbKeepsItsContentsBetweenPrograms) {
+TEST_P(Residency, UbKeepsItsContentsBetweenPrograms) {
   std::mt19937 rng(11);
   const Tensor<int8_t> x = RandomInt8({3, 40}, rng);
   compiler::ActivationLayer relu;
@@ -79,7 +92,7 @@ TEST(RtlResidency, UbKeepsItsContentsBetweenPrograms) {
 
 // input (1, 6, 6, 32) -> max pool 2x2 -> (1, 3, 3, 32) -> relu -> flatten (1, 288) -> dense 24
 // -> relu: every intermediate stays in the UB.
-TEST(RtlResidency, NetworkWithIntermediatesInTheUbBitExact) {
+TEST_P(Residency, NetworkWithIntermediatesInTheUbBitExact) {
   ScratchDir dir;
   std::mt19937 rng(12);
   npy::Write(dir / "x.npy", RandomInt8({1, 6, 6, 32}, rng));
@@ -118,6 +131,9 @@ TEST(RtlResidency, NetworkWithIntermediatesInTheUbBitExact) {
   std::cout << "PCIe bytes: " << bytes[1] << " with residency, " << bytes[0]
             << " with --check-layers\n";
 }
+
+INSTANTIATE_TEST_SUITE_P(Backends, Residency, ::testing::Values("rtl", "model"),
+                         [](const auto& info) { return info.param; });
 
 }  // namespace
 }  // namespace tpu::network

@@ -1,0 +1,388 @@
+#include "sc_models/model_device/model_device.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <variant>
+
+#include "isa/isa.h"
+#include "model/activate.h"
+#include "model/schedule.h"
+#include "regs/regs.h"
+#include "sc_models/pcie/pcie_link_config.h"
+
+namespace tpu::sc {
+namespace {
+
+constexpr uint64_t kSlotBytes = 16;
+constexpr uint32_t kHwVersion = 1;  // tpu_top's HwVersion: the device the model stands for
+constexpr uint32_t kIrqDone = regs::kIrqStatusDoneMask;
+constexpr uint32_t kIrqError = regs::kIrqStatusErrorMask;
+
+PcieLinkConfig LinkConfig(const devices::DeviceConfig& device, const device::PcieLink& link) {
+  PcieLinkConfig config = PcieLinkConfig::For(link);
+  config.max_payload = static_cast<uint32_t>(device.max_payload);
+  config.max_read_request = static_cast<uint32_t>(device.max_read_request);
+  return config;
+}
+
+uint64_t CeilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+// The row counters (PERF rows_*) of the instructions that took effect: the DMA unit's
+// destination rows and UB rows read, weight rows pushed, rows multiplied, UB rows activated.
+void CountRows(const std::vector<isa::Instr>& program, uint64_t n, ModelDevice::Perf& perf) {
+  for (const isa::Instr& instr : program) {
+    if (const auto* r = std::get_if<isa::ReadHost>(&instr)) {
+      const uint64_t offset = r->target == isa::Target::kUb ? 0 : r->dest % n;
+      perf[regs::kPerfRowsDma] += CeilDiv(offset + r->length, n);
+    } else if (const auto* w = std::get_if<isa::WriteHost>(&instr)) {
+      perf[regs::kPerfRowsDma] += CeilDiv(w->length, n);
+    } else if (const auto* rw = std::get_if<isa::ReadWeights>(&instr)) {
+      perf[regs::kPerfRowsWeights] += uint64_t{rw->tiles} * n;
+    } else if (const auto* m = std::get_if<isa::Matmul>(&instr)) {
+      perf[regs::kPerfRowsMatrix] += m->rows;
+    } else if (const auto* a = std::get_if<isa::Activate>(&instr)) {
+      perf[regs::kPerfRowsAct] += static_cast<uint64_t>(model::ActivateOutRows(*a));
+    }
+  }
+}
+
+int StallCounter(const std::string& cause) {
+  if (cause == "weights") return regs::kPerfStallWeights;
+  if (cause == "act_in") return regs::kPerfStallActIn;
+  if (cause == "dma") return regs::kPerfStallDma;
+  if (cause == "dep") return regs::kPerfStallDep;
+  return -1;
+}
+
+}  // namespace
+
+ModelDevice::ModelDevice(const devices::DeviceConfig& device, const device::PcieLink& link)
+    : device_(device), link_(link), timing_(device, link), machine_(device.limits) {
+  const LinkTiming timing(LinkConfig(device, link));
+  link_latency_ns_ = timing.config().latency_ns;
+  payload_limit_bytes_per_s_ = timing.payload_limit_bytes_per_s();
+}
+
+device::BusCounters ModelDevice::counters() const {
+  device::BusCounters c;
+  c.payload_bytes_to_device = bytes_to_device_;
+  c.payload_bytes_from_device = bytes_from_device_;
+  c.payload_limit_bytes_per_s = payload_limit_bytes_per_s_;
+  c.device_cycles = device_cycles_;
+  c.clock_mhz = device_.clock_mhz;
+  c.timing_estimated = true;
+  return c;
+}
+
+// ---- Registers -----------------------------------------------------------------------------
+
+void ModelDevice::WriteRegister(uint32_t offset, uint32_t value) {
+  Advance(now_ns_);
+  bytes_to_device_ += 4;  // a posted 1-DW write
+  switch (offset) {
+    case regs::kControl:
+      irq_enable_ = (value & regs::kControlIrqEnableMask) != 0;
+      if (value & regs::kControlSoftResetMask) SoftReset();
+      break;
+    case regs::kIrqStatus:
+      irq_status_ &= ~(value & (kIrqDone | kIrqError));
+      break;
+    case regs::kIrqMask:
+      irq_mask_ = value & regs::kIrqMaskWritable;
+      break;
+    case regs::kMsiAddrLo:
+      msi_addr_lo_ = value & regs::kMsiAddrLoWritable;
+      break;
+    case regs::kMsiAddrHi:
+      msi_addr_hi_ = value & regs::kMsiAddrHiWritable;
+      break;
+    case regs::kMsiData:
+      msi_data_ = value & regs::kMsiDataWritable;
+      break;
+    case regs::kRingBaseLo:
+      ring_base_lo_ = value & regs::kRingBaseLoWritable;
+      break;
+    case regs::kRingBaseHi:
+      ring_base_hi_ = value & regs::kRingBaseHiWritable;
+      break;
+    case regs::kRingSize:
+      ring_size_ = value & regs::kRingSizeWritable;
+      break;
+    case regs::kRingTail:
+      ring_tail_ = value & regs::kRingTailWritable;
+      Doorbell();
+      break;
+    default:
+      break;  // read-only or unmapped: ignored
+  }
+}
+
+uint32_t ModelDevice::ReadRegister(uint32_t offset) {
+  // The read reaches the device one link latency from now and its completion returns after
+  // another: every MSI sent before the read arrived is at the host when it returns.
+  const double arrive = now_ns_ + link_latency_ns_;
+  Advance(arrive);
+  now_ns_ = arrive + link_latency_ns_;
+  bytes_from_device_ += 4;  // the completion's DW
+  const isa::DeviceLimits& l = device_.limits;
+  switch (offset) {
+    case regs::kId:
+      return regs::kIdReset;
+    case regs::kVersion:
+      return static_cast<uint32_t>(isa::kIsaVersion) << regs::kVersionIsaVersionShift |
+             kHwVersion << regs::kVersionHwVersionShift;
+    case regs::kCapN:
+      return static_cast<uint32_t>(l.n);
+    case regs::kCapUbRows:
+      return static_cast<uint32_t>(l.ub_rows);
+    case regs::kCapAccRows:
+      return static_cast<uint32_t>(l.acc_rows);
+    case regs::kCapDramBytesLo:
+      return static_cast<uint32_t>(static_cast<uint64_t>(l.dram_bytes));
+    case regs::kCapDramBytesHi:
+      return static_cast<uint32_t>(static_cast<uint64_t>(l.dram_bytes) >> 32);
+    case regs::kCapParamSets:
+      return static_cast<uint32_t>(l.param_sets);
+    case regs::kCapDma:
+      return static_cast<uint32_t>(device_.max_payload) << regs::kCapDmaMaxPayloadShift |
+             static_cast<uint32_t>(device_.max_read_request) << regs::kCapDmaMaxReadReqShift;
+    case regs::kControl:
+      return irq_enable_ ? regs::kControlIrqEnableMask : 0;
+    case regs::kStatus: {
+      uint32_t status = 0;
+      if (running_ && !fetch_error_) status |= regs::kStatusRunningMask;
+      if (done_) status |= regs::kStatusDoneMask;
+      if (error_ || fetch_error_) status |= regs::kStatusErrorMask;
+      if (ring_head_ == (ring_tail_ & regs::kRingTailTailMask)) {
+        status |= regs::kStatusRingEmptyMask;
+      }
+      return status;  // dma_busy 0: the model's transfers complete at once
+    }
+    case regs::kErrorCode:
+      if (fetch_error_) return regs::kErrRingFetchError;
+      return error_ ? error_code_ : 0;
+    case regs::kErrorIndex:
+      return !fetch_error_ && error_ ? error_index_ : 0;
+    case regs::kIrqStatus:
+      return irq_status_;
+    case regs::kIrqMask:
+      return irq_mask_;
+    case regs::kMsiAddrLo:
+      return msi_addr_lo_;
+    case regs::kMsiAddrHi:
+      return msi_addr_hi_;
+    case regs::kMsiData:
+      return msi_data_;
+    case regs::kRingBaseLo:
+      return ring_base_lo_;
+    case regs::kRingBaseHi:
+      return ring_base_hi_;
+    case regs::kRingSize:
+      return ring_size_;
+    case regs::kRingHead:
+      return ring_head_;
+    case regs::kRingTail:
+      return ring_tail_;
+    default:
+      break;
+  }
+  for (int i = 0; i < regs::kPerfCount; ++i) {
+    const auto counter = static_cast<size_t>(i);
+    if (offset == regs::PerfLo(i)) {
+      perf_hi_[counter] = static_cast<uint32_t>(perf_[counter] >> 32);  // latched for _HI
+      return static_cast<uint32_t>(perf_[counter]);
+    }
+    if (offset == regs::PerfHi(i)) return perf_hi_[counter];
+  }
+  return 0;  // unmapped
+}
+
+// ---- Interrupts and time -------------------------------------------------------------------
+
+std::optional<uint32_t> ModelDevice::WaitForInterrupt(double timeout_ns) {
+  const double end = now_ns_ + std::max(0.0, timeout_ns);
+  Advance(end);
+  if (!msis_.empty() && msis_.front().first <= end) {
+    now_ns_ = std::max(now_ns_, msis_.front().first);
+    const uint32_t data = msis_.front().second;
+    msis_.pop_front();
+    return data;
+  }
+  now_ns_ = end;
+  return std::nullopt;
+}
+
+void ModelDevice::Advance(double to_ns) {
+  if (!pending_ || pending_->at_ns > to_ns) return;
+  const Completion c = *pending_;
+  pending_.reset();
+  running_ = false;
+  perf_ = c.perf;
+  if (c.fetch_error) {
+    fetch_error_ = true;
+  } else if (c.error) {
+    error_ = true;
+    error_code_ = c.code;
+    error_index_ = c.index;
+  } else {
+    done_ = true;
+  }
+  RaiseEvent(c.error || c.fetch_error ? kIrqError : kIrqDone, c.at_ns);
+}
+
+void ModelDevice::RaiseEvent(uint32_t irq_bits, double at_ns) {
+  const uint32_t newly = irq_bits & ~irq_status_;
+  irq_status_ |= irq_bits;
+  if (irq_enable_ && (newly & irq_mask_) != 0) SendMsi(at_ns);
+}
+
+void ModelDevice::SendMsi(double at_ns) {
+  const uint64_t address = uint64_t{msi_addr_hi_} << 32 | msi_addr_lo_;
+  const uint32_t data = msi_data_ & regs::kMsiDataDataMask;  // upper half 0
+  if (address == kMsiAddress) {
+    msis_.emplace_back(at_ns + link_latency_ns_, data);
+    return;
+  }
+  // Not the interrupt controller's address: a plain memory write, as the RTL's MWr would be.
+  model::HostMemory& host = machine_.host();
+  if (host.Faults(address, 4) || address > host.size() - 4) return;  // dropped by the host
+  const uint8_t bytes[4] = {static_cast<uint8_t>(data), static_cast<uint8_t>(data >> 8), 0, 0};
+  host.Write(address, bytes, 4);
+}
+
+// ---- The ring and the core -----------------------------------------------------------------
+
+bool ModelDevice::RingSizeLegal() const {
+  return ring_size_ >= 2 && ring_size_ <= 65536 && (ring_size_ & (ring_size_ - 1)) == 0;
+}
+
+uint32_t ModelDevice::RingMask() const { return ring_size_ - 1; }
+
+void ModelDevice::SoftReset() {
+  ring_tail_ = 0;
+  ring_head_ = 0;
+  fetch_ = 0;
+  irq_status_ = 0;
+  fetch_error_ = false;
+  running_ = done_ = error_ = false;
+  error_code_ = 0;
+  error_index_ = 0;
+  perf_ = {};
+  pending_.reset();  // a program still running is stopped: no completion, no MSI
+  words_.clear();
+  executed_.clear();
+}
+
+void ModelDevice::Doorbell() {
+  if (!RingSizeLegal() || fetch_error_) return;  // the ring is off, or stopped until a reset
+  if (running_) {
+    if (!pending_) FetchAndExecute();  // more slots for a program waiting for them
+    return;
+  }
+  // A start: the core restarts from RING_HEAD with its counters, tokens and FIFO cleared.
+  running_ = true;
+  done_ = error_ = false;
+  error_code_ = 0;
+  error_index_ = 0;
+  perf_ = {};
+  words_.clear();
+  executed_.clear();
+  start_head_ = ring_head_;
+  fetch_ = ring_head_;
+  start_ns_ = now_ns_;
+  machine_.Start();
+  FetchAndExecute();
+}
+
+void ModelDevice::FetchAndExecute() {
+  const uint32_t mask = RingMask();
+  const uint32_t tail = ring_tail_ & mask;
+  const uint64_t base = uint64_t{ring_base_hi_} << 32 | ring_base_lo_;
+  const model::HostMemory& host = machine_.host();
+  const size_t begin = words_.size();
+  bool fetch_failed = false;
+  uint8_t bytes[kSlotBytes];
+  while (fetch_ != tail) {
+    const uint64_t address = base + kSlotBytes * fetch_;
+    if (host.Faults(address, kSlotBytes) || address > host.size() - kSlotBytes) {
+      fetch_failed = true;
+      break;
+    }
+    host.Read(address, bytes, kSlotBytes);
+    isa::Words words{};
+    for (size_t b = 0; b < kSlotBytes; ++b) words[b / 4] |= uint32_t{bytes[b]} << (8 * (b % 4));
+    words_.push_back(words);
+    fetch_ = (fetch_ + 1) & mask;
+  }
+  const model::RunResult r = machine_.Resume(words_, begin, &executed_);
+  switch (r.status) {
+    case model::RunStatus::kHalted:
+      Finish(false, 0, static_cast<uint32_t>(r.index));
+      return;
+    case model::RunStatus::kDeviceError:
+      Finish(true, static_cast<uint8_t>(r.error), static_cast<uint32_t>(r.index));
+      return;
+    case model::RunStatus::kModelError:
+      FinishModelError(r);
+      return;
+    case model::RunStatus::kEndOfProgram:
+      break;
+  }
+  ring_head_ = fetch_;  // every slot taken ran
+  if (fetch_failed) Finish(true, regs::kErrRingFetchError, 0, /*fetch_error=*/true);
+  // Otherwise the core waits for the host to move RING_TAIL.
+}
+
+void ModelDevice::FinishModelError(const model::RunResult& r) {
+  // The program relies on a later instruction (a token or tile produced after its consumer in
+  // program order): legal on the device if its queues let the producer through, else a
+  // deadlock. The schedule simulation tells which.
+  std::vector<isa::Instr> program;
+  for (const isa::Words& words : words_) {
+    const isa::Decoded decoded = isa::Decode(words);
+    if (decoded.error != isa::Error::kOk) break;
+    program.push_back(decoded.instr);
+  }
+  const model::ScheduleResult s = model::SimulateSchedule(program, device_.limits);
+  if (s.error != isa::Error::kOk) {
+    Finish(true, static_cast<uint8_t>(s.error), static_cast<uint32_t>(s.index));
+    return;
+  }
+  throw std::logic_error(
+      "model device: the program runs on the device only with its units overlapped, which the "
+      "reference machine (program order) does not execute: " + model::ToString(r) +
+      "; reorder it so that every token and weight tile is produced before it is used in "
+      "program order, or run it with --backend rtl");
+}
+
+void ModelDevice::Finish(bool error, uint8_t code, uint32_t index, bool fetch_error) {
+  // The program the timing model estimates: up to HALT, or the instructions before the
+  // failing one (then a HALT: the queue drains).
+  std::vector<isa::Instr>& program = executed_;  // what the machine executed
+  if (error) program.push_back(isa::Halt{});
+  if (!fetch_error) ring_head_ = (start_head_ + index + 1) & RingMask();
+
+  const TimingEstimate estimate = timing_.Estimate(program);
+  Completion c;
+  c.error = error && !fetch_error;
+  c.fetch_error = fetch_error;
+  c.code = code;
+  c.index = index;
+  c.perf[regs::kPerfCycles] = estimate.cycles;
+  c.perf[regs::kPerfMxuBusy] = estimate.mxu_active_cycles;
+  for (const auto& [cause, cycles] : estimate.stalls) {
+    const int counter = StallCounter(cause);
+    if (counter >= 0) c.perf[static_cast<size_t>(counter)] = cycles;
+  }
+  CountRows(program, static_cast<uint64_t>(device_.limits.n), c.perf);
+  c.at_ns = std::max(now_ns_, start_ns_ + double(estimate.cycles) * 1e3 / device_.clock_mhz);
+  bytes_to_device_ += estimate.pcie_bytes_to_device;
+  bytes_from_device_ += estimate.pcie_bytes_from_device;
+  device_cycles_ += estimate.cycles;
+  words_.clear();
+  executed_.clear();
+  pending_ = c;
+}
+
+}  // namespace tpu::sc
