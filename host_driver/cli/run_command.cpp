@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "layer_options.h"
+#include "output_paths.h"
 #include "network/network.h"
 #include "network/network_run.h"
 #include "npy/header.h"
@@ -50,6 +51,8 @@ int Run(const RunOptions& o, const BackendFactory& make_backend) {
   const BackendOptions backend_options = ResolveBackendOptions(o.layer);
   const LoadedRun loaded = Load(o);
   const Network& net = loaded.net;
+  CheckOutputPaths({{"--output", o.output}, {"--trace", o.layer.trace}},
+                   {{"NET.json", o.network}, {"--input", o.input}});
   const std::unique_ptr<LayerBackend> backend = make_backend(o.layer.backend, backend_options);
   // Every layer lowered for the device before anything runs: a layer that cannot run fails
   // now, not after the layers before it have been simulated.

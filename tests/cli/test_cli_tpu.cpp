@@ -302,8 +302,40 @@ TEST_F(DenseCli, UnwritableOutput) {
   const TpuRun run =
       RunTpu("dense --input " + x_ + " --weights " + w_ + " --scale 1 --output " + y, dir_);
   EXPECT_EQ(run.status, 2);
-  EXPECT_NE(run.err.find("--output: " + y + ": cannot open for writing"), std::string::npos)
+  EXPECT_NE(run.err.find("--output " + y + ": the folder " + (dir_ / "no/such/dir") +
+                         " does not exist; create it first"),
+            std::string::npos)
       << run.err;
+}
+
+// Outputs are checked before anything runs: a folder, an input file or another output.
+TEST_F(DenseCli, OutputsThatWouldDestroySomething) {
+  const std::string layer = "dense --input " + x_ + " --weights " + w_ + " --scale 1 --output ";
+  const std::string before = ReadFile(x_);
+  ExpectBadInput(layer + x_,
+                 {"--output " + x_ + ": is the --input file; writing it would destroy an input"});
+  EXPECT_EQ(ReadFile(x_), before) << "the input was overwritten";
+  ExpectBadInput(layer + dir_.str(),
+                 {"--output " + dir_.str() + ": is a folder; give a file name inside it"});
+  ExpectBadInput(layer + x_ + "/y.npy", {"--output " + x_ + "/y.npy: " + x_ + " is not a folder"});
+}
+
+// --scale takes a finite number below 2^30; one above 1 is run but warned about (int32 wrap).
+TEST_F(DenseCli, ScaleValues) {
+  const std::string layer = "dense --input " + x_ + " --weights " + w_ + " --output " + y_;
+  ExpectBadInput(layer + " --scale ''", {"--scale", "'' is not a number"});
+  ExpectBadInput(layer + " --scale 1e999", {"--scale", "'1e999' is not a number"});
+  ExpectBadInput(layer + " --scale 1e30", {"--scale 1e+30: too large: a real multiplier must be "
+                                           "below 2^30"});
+  const TpuRun run = RunTpu(layer + " --scale 10000", dir_);
+  EXPECT_EQ(run.status, 0) << run.err;
+  EXPECT_NE(run.err.find("tpu dense: warning: --scale 10000 is above 1: the accumulator is "
+                         "shifted left by 14 bits"),
+            std::string::npos)
+      << run.err;
+  const TpuRun quiet = RunTpu(layer + " --scale 0.5", dir_);
+  EXPECT_EQ(quiet.status, 0) << quiet.err;
+  EXPECT_EQ(quiet.err.find("warning"), std::string::npos) << quiet.err;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -529,6 +561,21 @@ TEST_F(RtlDense, BadInputFailsLikeGoldenBeforeSimulating) {
     EXPECT_EQ(rtl.err.find("simulating"), std::string::npos) << rtl.err;
     EXPECT_LT(seconds, 2.0) << "tpu " << args << " --backend rtl: slow to fail";
   }
+}
+
+// A waveform that cannot be written is found before the simulation starts (it used to run to
+// the end and name a file that did not exist), and --trace never overwrites an input.
+TEST_F(RtlDense, UnwritableTraceFailsBeforeSimulating) {
+  const std::string missing_folder = dir_ / "no/such/t.fst";
+  ExpectBadInput(Layer() + " --scale 1 --backend rtl --trace " + missing_folder,
+                 {"--trace " + missing_folder + ": the folder " + (dir_ / "no/such") +
+                  " does not exist"});
+  ExpectBadInput(Layer() + " --scale 1 --backend rtl --trace " + dir_.str(),
+                 {"--trace " + dir_.str() + ": is a folder"});
+  const std::string before = ReadFile(w_);
+  ExpectBadInput(Layer() + " --scale 1 --backend rtl --trace " + w_,
+                 {"--trace " + w_ + ": is the --weights file"});
+  EXPECT_EQ(ReadFile(w_), before) << "the weights were overwritten by a waveform";
 }
 
 // The backend is made after the inputs are checked: a bad input leaves no waveform.
