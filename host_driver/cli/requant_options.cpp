@@ -131,7 +131,7 @@ ResolvedRequant ResolveRequant(const RequantOptions& o, int64_t n, const std::st
     r.description = "per tensor: --scale " + golden::FormatReal(o.scale) + " -> multiplier " +
                     std::to_string(p.multipliers[0].multiplier) + ", shift " +
                     std::to_string(p.multipliers[0].shift);
-    if (p.multipliers[0].shift > 0) r.warning = ShiftWarning(o.scale, p.multipliers[0].shift);
+    if (o.scale > 1.0) r.warning = ShiftWarning(o.scale, p.multipliers[0].shift);
   } else if (Given(o.multiplier_opt)) {
     p.multipliers = {{static_cast<int32_t>(o.multiplier), o.shift}};
     r.description = "per tensor: multiplier " + std::to_string(o.multiplier) + ", shift " +

@@ -427,6 +427,15 @@ TEST_F(RtlDense, OneByOneAndWideLayers) {
   ExpectRtlEqualsGolden(PerChannel() + " --output-zero-point -128 --activation relu");
 }
 
+// More output columns than one program has parameter sets for (n16_small: 16 sets of 16
+// columns = 256): the backend runs column groups as programs of their own.
+TEST_F(RtlDense, MoreColumnsThanParameterSets) {
+  WriteLayer(3, 20, 300, 4);
+  ExpectRtlEqualsGolden(PerChannel() + " --device n16_small");
+  ExpectRtlEqualsGolden("dense --input " + x_ + " --weights " + w_ +
+                        " --scale 0.01 --device n16_small");
+}
+
 TEST_F(RtlDense, PerTensorScaleNoBias) {
   WriteLayer(32, 16, 16, 4);
   ExpectRtlEqualsGolden("dense --input " + x_ + " --weights " + w_ +
@@ -698,6 +707,21 @@ TEST(TpuCli, HelpAndUsage) {
   EXPECT_EQ(run.status, 2);
   run = RunTpu("frobnicate", dir);
   EXPECT_EQ(run.status, 2);
+}
+
+// A report that cannot be written (stdout on a full disk) is not a success.
+TEST(TpuCli, ReportThatCannotBeWrittenFails) {
+  ScratchDir dir;
+  const std::string err = dir / "stderr.txt";
+  for (const std::string args : {"info", "gemm --m 2 --k 2 --n 2"}) {
+    const int status = std::system(
+        (std::string("'") + TPU_BINARY + "' " + args + " >/dev/full 2>'" + err + "'").c_str());
+    ASSERT_TRUE(WIFEXITED(status)) << args;
+    EXPECT_EQ(WEXITSTATUS(status), 2) << "tpu " << args << " >/dev/full";
+    EXPECT_NE(ReadFile(err).find("tpu: error: the report could not be written to stdout"),
+              std::string::npos)
+        << ReadFile(err);
+  }
 }
 
 }  // namespace
