@@ -13,6 +13,7 @@
 #include "compiler/layers.h"
 #include "golden/activation.h"
 #include "layer_options.h"
+#include "output_paths.h"
 #include "npy/header.h"
 #include "report.h"
 #include "tensor_files.h"
@@ -86,6 +87,8 @@ int RunActivation(const ActivationOptions& o, const BackendFactory& make_backend
     layer.lut = t;
   }
   compiler::CheckActivationLayer(layer, "tpu activation");
+  CheckOutputPaths({{"--output", o.output}, {"--trace", o.layer.trace}},
+                   {{"--input", o.input}, {"--lut", o.lut}});
   const std::unique_ptr<LayerBackend> backend = make_backend(o.layer.backend, backend_options);
 
   const auto start = std::chrono::steady_clock::now();

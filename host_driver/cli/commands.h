@@ -15,6 +15,11 @@ namespace tpu::cli {
 
 using CommandRunner = std::function<int()>;
 
+// The exit status of a command whose runner returned `status`, once the report it printed on
+// std::cout is flushed: 2, with a message on stderr, if stdout could not be written (a full disk,
+// /dev/full), so that a lost report is never a success; `status` otherwise.
+int FinishStdout(int status);
+
 // `tpu dense`: a quantized dense layer from .npy files on --backend golden|rtl (docs/cli.md).
 // Layer commands take their backend from `make_backend` (tests substitute their own).
 CommandRunner AddDenseCommand(CLI::App& app, BackendFactory make_backend = MakeBackend);

@@ -1,6 +1,7 @@
 // `tpu conv2d`: one quantized 2-D convolution (NHWC input, HWIO weights as in Keras), tensors in
 // and out as .npy files, on a chosen backend, optionally checked against the golden reference.
 #include <chrono>
+#include <cstdio>
 #include <initializer_list>
 #include <memory>
 #include <stdexcept>
@@ -12,6 +13,7 @@
 #include "golden/conv.h"
 #include "golden/padding.h"
 #include "layer_options.h"
+#include "output_paths.h"
 #include "npy/header.h"
 #include "report.h"
 #include "requant_options.h"
@@ -88,8 +90,14 @@ int RunConv2d(const Conv2dOptions& o, const BackendFactory& make_backend) {
                                   ", the last dimension of " + o.weights + ")";
   if (!o.bias.empty()) layer.bias = LoadInt32Vector("--bias", o.bias, nout, per_channel);
   const ResolvedRequant requant = ResolveRequant(o.requant, nout, o.weights);
+  if (!requant.warning.empty()) {
+    std::fprintf(stderr, "tpu conv2d: warning: %s\n", requant.warning.c_str());
+  }
   layer.requant = requant.params;
   compiler::CheckConv2dLayer(layer, "tpu conv2d");
+  CheckOutputPaths({{"--output", o.output}, {"--trace", o.layer.trace}},
+                   {{"--input", o.input}, {"--weights", o.weights}, {"--bias", o.bias},
+                    {"--multipliers", o.requant.multipliers_path}, {"--shifts", o.requant.shifts_path}});
   const std::unique_ptr<LayerBackend> backend = make_backend(o.layer.backend, backend_options);
 
   const auto start = std::chrono::steady_clock::now();

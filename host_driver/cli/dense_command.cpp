@@ -1,6 +1,7 @@
 // `tpu dense`: one quantized dense layer, tensors in and out as .npy files, on a chosen backend,
 // optionally checked against the golden reference.
 #include <chrono>
+#include <cstdio>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -10,6 +11,7 @@
 #include "compiler/dense_layer.h"
 #include "golden/dense.h"
 #include "layer_options.h"
+#include "output_paths.h"
 #include "npy/header.h"
 #include "report.h"
 #include "requant_options.h"
@@ -44,9 +46,15 @@ int RunDense(const DenseOptions& o, const BackendFactory& make_backend) {
       "one per output column (N = " + std::to_string(n) + ", the columns of " + o.weights + ")";
   if (!o.bias.empty()) layer.bias = LoadInt32Vector("--bias", o.bias, n, per_column);
   const ResolvedRequant requant = ResolveRequant(o.requant, n, o.weights);
+  if (!requant.warning.empty()) {
+    std::fprintf(stderr, "tpu dense: warning: %s\n", requant.warning.c_str());
+  }
   layer.input_zero_point = o.requant.input_zero_point;
   layer.requant = requant.params;
   compiler::CheckDenseLayer(layer, "tpu dense");
+  CheckOutputPaths({{"--output", o.output}, {"--trace", o.layer.trace}},
+                   {{"--input", o.input}, {"--weights", o.weights}, {"--bias", o.bias},
+                    {"--multipliers", o.requant.multipliers_path}, {"--shifts", o.requant.shifts_path}});
   const std::unique_ptr<LayerBackend> backend = make_backend(o.layer.backend, backend_options);
 
   const auto start = std::chrono::steady_clock::now();

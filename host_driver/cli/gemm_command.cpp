@@ -12,6 +12,7 @@
 #include "compare.h"
 #include "golden/gemm.h"
 #include "layer_options.h"
+#include "output_paths.h"
 #include "report.h"
 #include "tensor_files.h"
 
@@ -34,6 +35,7 @@ golden::Tensor<int8_t> RandomInt8(int64_t rows, int64_t cols, std::mt19937_64& r
 
 int RunGemm(const GemmOptions& o, const BackendFactory& make_backend) {
   const BackendOptions backend_options = ResolveBackendOptions(o.layer);
+  CheckOutputPaths({{"--output", o.output}, {"--trace", o.layer.trace}}, {});
   const std::unique_ptr<LayerBackend> backend = make_backend(o.layer.backend, backend_options);
 
   std::mt19937_64 rng(o.seed);

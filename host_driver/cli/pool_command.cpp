@@ -12,6 +12,7 @@
 #include "golden/padding.h"
 #include "golden/pool.h"
 #include "layer_options.h"
+#include "output_paths.h"
 #include "npy/header.h"
 #include "report.h"
 #include "tensor_files.h"
@@ -84,6 +85,7 @@ int RunPool(const PoolOptions& o, const BackendFactory& make_backend) {
   const int64_t oh = axis(h, p.window_h, p.stride_h, "height");
   const int64_t ow = axis(w, p.window_w, p.stride_w, "width");
   compiler::CheckPoolLayer(layer, "tpu pool");
+  CheckOutputPaths({{"--output", o.output}, {"--trace", o.layer.trace}}, {{"--input", o.input}});
   const std::unique_ptr<LayerBackend> backend = make_backend(o.layer.backend, backend_options);
 
   const auto start = std::chrono::steady_clock::now();

@@ -1,9 +1,14 @@
 #include "report.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <iomanip>
+#include <iostream>
 #include <sstream>
+
+#include "commands.h"
 
 namespace tpu::cli {
 namespace {
@@ -68,6 +73,16 @@ void Report::PrintJson(std::ostream& out) const {
   out << "{" << JsonString("report") << ": " << JsonString(title_);
   for (const auto& e : entries_) out << ", " << JsonString(e.key) << ": " << e.json;
   out << "}\n";
+}
+
+int FinishStdout(int status) {
+  std::cout.flush();
+  if (!std::cout) {
+    std::cerr << "tpu: error: the report could not be written to stdout (" << std::strerror(errno)
+              << "); rerun with stdout going to a writable file\n";
+    return 2;
+  }
+  return status;
 }
 
 }  // namespace tpu::cli

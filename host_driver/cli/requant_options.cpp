@@ -1,5 +1,7 @@
 #include "requant_options.h"
 
+#include <cmath>
+#include <cstdlib>
 #include <stdexcept>
 #include <vector>
 
@@ -15,13 +17,33 @@ bool Given(const CLI::Option* opt) { return opt != nullptr && opt->count() > 0; 
 constexpr const char* kForms =
     "--scale F, --multiplier M0 --shift S, or --multipliers M.npy --shifts S.npy";
 
+// The text of --scale must be a finite number: an empty string would otherwise read as 0 and
+// "1e999" as infinity.
+CLI::Validator RealNumberText() {
+  return CLI::Validator(
+      [](std::string& text) -> std::string {
+        char* end = nullptr;
+        const double value = std::strtod(text.c_str(), &end);
+        if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(value)) {
+          return "'" + text + "' is not a number: expected a real multiplier such as 0.0023";
+        }
+        return "";
+      },
+      "NUMBER");
+}
+
+// Real multipliers of 2^30 or more cannot be represented (M0 < 2^31 and shift <= 30): TFLite
+// saturates them, which turns every nonzero accumulator into -128 or 127.
+constexpr double kMaxRealMultiplier = 1073741824.0;
+
 }  // namespace
 
 void AddRequantOptions(CLI::App& cmd, RequantOptions& o) {
   o.scale_opt = cmd.add_option("--scale", o.scale,
                                "real requantization multiplier (input scale * weight scale / "
                                "output scale), quantized like TFLite")
-                    ->type_name("F");
+                    ->type_name("F")
+                    ->check(RealNumberText());
   o.multiplier_opt = cmd.add_option("--multiplier", o.multiplier,
                                     "fixed-point multiplier M0 (Q0.31) for every column")
                          ->type_name("M0")
@@ -83,11 +105,24 @@ void CheckRequantChoice(const RequantOptions& o) {
   }
 }
 
+std::string ShiftWarning(double scale, int shift) {
+  return "--scale " + golden::FormatReal(scale) + " is above 1: the accumulator is shifted left " +
+         "by " + std::to_string(shift) + " bits before the multiply and wraps in int32 (as " +
+         "TFLite's kernels do) once |sum| >= 2^" + std::to_string(31 - shift) +
+         ", giving a wrong sign; such scales usually mean a mistaken output scale";
+}
+
 ResolvedRequant ResolveRequant(const RequantOptions& o, int64_t n, const std::string& columns_of) {
   CheckRequantChoice(o);
   ResolvedRequant r;
   golden::RequantParams& p = r.params;
   if (Given(o.scale_opt)) {
+    if (o.scale >= kMaxRealMultiplier) {
+      throw std::invalid_argument("--scale " + golden::FormatReal(o.scale) +
+                                  ": too large: a real multiplier must be below 2^30 (the "
+                                  "device's M0 x 2^shift with shift <= 30); check the scales it "
+                                  "was computed from");
+    }
     try {
       p.multipliers = {golden::QuantizeMultiplier(o.scale)};
     } catch (const std::invalid_argument& e) {
@@ -96,6 +131,7 @@ ResolvedRequant ResolveRequant(const RequantOptions& o, int64_t n, const std::st
     r.description = "per tensor: --scale " + golden::FormatReal(o.scale) + " -> multiplier " +
                     std::to_string(p.multipliers[0].multiplier) + ", shift " +
                     std::to_string(p.multipliers[0].shift);
+    if (o.scale > 1.0) r.warning = ShiftWarning(o.scale, p.multipliers[0].shift);
   } else if (Given(o.multiplier_opt)) {
     p.multipliers = {{static_cast<int32_t>(o.multiplier), o.shift}};
     r.description = "per tensor: multiplier " + std::to_string(o.multiplier) + ", shift " +

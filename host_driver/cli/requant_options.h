@@ -45,7 +45,12 @@ void CheckRequantChoice(const RequantOptions& options);
 struct ResolvedRequant {
   golden::RequantParams params;  // multipliers (1 or n), output zero point, clamp bounds
   std::string description;  // for the report, e.g. "per tensor: multiplier 1073741824, shift -1"
+  std::string warning;      // "" or why the values look wrong (printed on stderr, not fatal)
 };
+
+// The warning for a per-tensor --scale above 1 (a left shift of `shift` bits): sums beyond
+// 2^(31 - shift) wrap in int32, as in TFLite, turning a large positive sum into -128.
+std::string ShiftWarning(double scale, int shift);
 
 // The requantization for a layer with `n` output columns (`columns_of` names where n comes
 // from, for messages). Reads the per-channel arrays and checks their values (multipliers in

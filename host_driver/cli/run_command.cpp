@@ -18,6 +18,7 @@
 #include "network/accuracy.h"
 #include "network/dataset_run.h"
 #include "network/fold.h"
+#include "output_paths.h"
 #include "network/network.h"
 #include "network/network_run.h"
 #include "network/quantization.h"
@@ -146,6 +147,9 @@ int Run(const RunOptions& o, const BackendFactory& make_backend) {
   LoadedRun loaded = Load(o);
   const Network& net = loaded.net;
   DatasetInfo& info = loaded.info;
+  CheckOutputPaths(
+      {{"--output", o.output}, {"--output-float", o.output_float}, {"--trace", o.layer.trace}},
+      {{"NET.json", o.network}, {"--input", o.input}, {"--labels", o.labels}});
   const std::unique_ptr<LayerBackend> backend = make_backend(o.layer.backend, backend_options);
   // Every layer lowered for the device, at every batch size the run uses, before anything
   // runs: a layer that cannot run fails now, not after the layers before it have been simulated.

@@ -84,7 +84,9 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : 2;
   }
   try {
-    for (const auto* sub : app.get_subcommands()) return runners.at(sub)();
+    for (const auto* sub : app.get_subcommands()) {
+      return tpu::cli::FinishStdout(runners.at(sub)());
+    }
   } catch (const std::exception& e) {
     std::cerr << "tpu: error: " << e.what() << "\n";
     return 2;

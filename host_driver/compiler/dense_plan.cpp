@@ -69,7 +69,10 @@ LayerPlan PlanLayer(const PlanRequest& request, const isa::DeviceLimits& limits,
     throw std::invalid_argument(what + ": " + std::to_string(plan.n_tiles) +
                                 " output tiles need as many parameter sets from set " +
                                 std::to_string(request.param_set_base) + ", the device has " +
-                                std::to_string(limits.param_sets));
+                                std::to_string(limits.param_sets) + " (one per " +
+                                std::to_string(limits.n) + " output columns: at most " +
+                                std::to_string(limits.param_sets * limits.n) +
+                                " columns in one program); split the layer's columns");
   }
 
   // Chunk rows: one accumulator region at most, then what fits in the UB.

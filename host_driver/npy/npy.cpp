@@ -112,11 +112,28 @@ int64_t CountElements(const std::vector<int64_t>& shape, int64_t item) {
   return count;
 }
 
-std::string ReadAll(const std::string& path) {
+// Throws npy::Error unless `path` is a regular file (a directory, a device such as /dev/zero or
+// a FIFO would be read without end or without meaning); returns its size in bytes.
+uint64_t RegularFileSize(const std::string& path) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
+  const auto status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status)) {
+    throw Error(path + ": cannot open for reading (" +
+                (ec ? ec.message() : std::string("No such file or directory")) + ")");
+  }
+  if (std::filesystem::is_directory(status)) {
     throw Error(path + ": is a directory, expected a .npy file");
   }
+  if (!std::filesystem::is_regular_file(status)) {
+    throw Error(path + ": is not a regular file (a device, FIFO or socket), expected a .npy file");
+  }
+  const uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec) throw Error(path + ": cannot read its size (" + ec.message() + ")");
+  return size;
+}
+
+std::string ReadAll(const std::string& path) {
+  RegularFileSize(path);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(path + ": cannot open for reading (" + SystemError() + ")");
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -124,11 +141,10 @@ std::string ReadAll(const std::string& path) {
   return bytes;
 }
 
-}  // namespace
-
+// Checks what `header` says against T and the `available` data bytes after it: the dtype, C
+// order, and exactly as many bytes as the shape needs. Returns the element count.
 template <typename T>
-golden::Tensor<T> Decode(std::string_view bytes, const std::string& name) {
-  const Header header = ParseHeader(bytes, name);
+int64_t CheckLayout(const Header& header, const std::string& name, uint64_t available) {
   if (!Matches<T>(header.descr)) WrongDtype<T>(name, header.descr);
   if (header.fortran_order) {
     throw Error(name +
@@ -137,7 +153,6 @@ golden::Tensor<T> Decode(std::string_view bytes, const std::string& name) {
   }
   const int64_t item = sizeof(T);
   const int64_t count = CountElements(header.shape, item);
-  const uint64_t available = bytes.size() - header.data_offset;
   const std::string what = "shape " + ShapeRepr(header.shape) + " " + Traits<T>::kName;
   if (count < 0) throw Error(name + ": " + what + " has too many elements to load");
   const auto needed = static_cast<uint64_t>(count * item);
@@ -151,6 +166,16 @@ golden::Tensor<T> Decode(std::string_view bytes, const std::string& name) {
                 " bytes after the array data: " + what + " needs " + std::to_string(needed) +
                 " data bytes, the file has " + std::to_string(available));
   }
+  return count;
+}
+
+}  // namespace
+
+template <typename T>
+golden::Tensor<T> Decode(std::string_view bytes, const std::string& name) {
+  const Header header = ParseHeader(bytes, name);
+  const int64_t count = CheckLayout<T>(header, name, bytes.size() - header.data_offset);
+  const int64_t item = sizeof(T);
   std::vector<T> data(static_cast<size_t>(count));
   const char* p = bytes.data() + header.data_offset;
   for (size_t i = 0; i < data.size(); ++i, p += item) data[i] = LoadLittleEndian<T>(p);
@@ -181,6 +206,11 @@ std::string Encode(const golden::Tensor<T>& tensor, const WriteOptions& options)
 
 template <typename T>
 golden::Tensor<T> Read(const std::string& path) {
+  // The header first, and its promises checked against the file's size, so that a file that is
+  // not a .npy of T is refused before its data is read (a 2 GB file of something else would
+  // otherwise take twice its size in memory first).
+  const Header header = ReadHeader(path);
+  CheckLayout<T>(header, path, RegularFileSize(path) - header.data_offset);
   return Decode<T>(ReadAll(path), path);
 }
 
@@ -195,14 +225,9 @@ void Write(const std::string& path, const golden::Tensor<T>& tensor, const Write
 }
 
 Header ReadHeader(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    throw Error(path + ": is a directory, expected a .npy file");
-  }
+  const uint64_t file_size = RegularFileSize(path);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(path + ": cannot open for reading (" + SystemError() + ")");
-  const uintmax_t file_size = std::filesystem::file_size(path, ec);
-  if (ec) throw Error(path + ": cannot read its size (" + ec.message() + ")");
   // Magic, version and length field first; then as much of the header as the length says and
   // the file holds (ParseHeader reports anything short as truncated).
   std::string bytes(12, '\0');

@@ -43,7 +43,9 @@ golden::Tensor<T> Decode(std::string_view bytes, const std::string& name);
 template <typename T>
 std::string Encode(const golden::Tensor<T>& tensor, const WriteOptions& options = {});
 
-// Decode() of the file at `path`; also throws npy::Error if it cannot be opened or read.
+// Decode() of the file at `path`; also throws npy::Error if it is not a regular file or cannot
+// be opened or read. The header is read and checked against the file's size first: a file that
+// is not a .npy of T is refused without reading its data.
 template <typename T>
 golden::Tensor<T> Read(const std::string& path);
 
@@ -59,7 +61,8 @@ golden::Tensor<double> ReadReal(const std::string& path);
 // An int8, uint8, int32 or int64 file at `path` as int64 (labels); throws npy::Error otherwise.
 golden::Tensor<int64_t> ReadIntegers(const std::string& path);
 
-// The header of the file at `path` (reads only the header; no dtype check).
+// The header of the file at `path` (reads only the header; no dtype check). Throws npy::Error if
+// `path` is not a regular file.
 Header ReadHeader(const std::string& path);
 
 }  // namespace tpu::npy

@@ -1,5 +1,6 @@
 #include "runtime/device_backend.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <utility>
 
@@ -28,13 +29,57 @@ LayerResult<int8_t> DeviceBackend::RunLowered(
   return result;
 }
 
+namespace {
+
+// Output columns [begin, end) of `layer`: their weights, biases and (per channel) multipliers.
+compiler::DenseLayer ColumnSlice(const compiler::DenseLayer& layer, int64_t begin, int64_t end) {
+  compiler::DenseLayer part = layer;
+  const int64_t k = layer.k(), nout = layer.nout(), cols = end - begin;
+  part.weights = golden::Tensor<int8_t>({k, cols});
+  for (int64_t r = 0; r < k; ++r) {
+    for (int64_t c = 0; c < cols; ++c) {
+      part.weights.data[r * cols + c] = layer.weights.data[r * nout + begin + c];
+    }
+  }
+  if (!layer.bias.empty()) {
+    part.bias.assign(layer.bias.begin() + begin, layer.bias.begin() + end);
+  }
+  if (layer.requant.multipliers.size() > 1) {
+    part.requant.multipliers.assign(layer.requant.multipliers.begin() + begin,
+                                    layer.requant.multipliers.begin() + end);
+  }
+  return part;
+}
+
+}  // namespace
+
 LayerResult<int8_t> DeviceBackend::RunDense(const golden::Tensor<int8_t>& x,
                                             const compiler::DenseLayer& layer) {
-  LayerResult<int8_t> result = RunLowered(
-      [&](const isa::DeviceLimits& limits, const compiler::HostRegion& region) {
-        return compiler::LowerDense(x, layer, limits, region);
-      },
-      [&](const compiler::DenseProgram&) { return x.shape[0] * layer.k() * layer.nout(); });
+  // One program holds as many output columns as the device has parameter sets for (one set per
+  // N columns); a wider layer runs as several programs over column groups, whose outputs are
+  // independent, side by side.
+  const isa::DeviceLimits limits = platform_->limits();
+  const int64_t group = limits.param_sets * limits.n, m = x.shape[0], nout = layer.nout();
+  LayerResult<int8_t> result;
+  result.output = golden::Tensor<int8_t>({m, nout});
+  for (int64_t begin = 0; begin < nout; begin += group) {
+    const int64_t end = std::min(nout, begin + group);
+    const compiler::DenseLayer part = end - begin == nout ? layer : ColumnSlice(layer, begin, end);
+    LayerResult<int8_t> r = RunLowered(
+        [&](const isa::DeviceLimits& l, const compiler::HostRegion& region) {
+          return compiler::LowerDense(x, part, l, region);
+        },
+        [&](const compiler::DenseProgram&) { return m * part.k() * part.nout(); });
+    for (int64_t row = 0; row < m; ++row) {
+      std::copy_n(r.output.data.begin() + row * (end - begin), end - begin,
+                  result.output.data.begin() + row * nout + begin);
+    }
+    if (begin == 0) {
+      result.stats = std::move(r.stats);
+    } else {
+      AddRunStats(result.stats, r.stats);
+    }
+  }
   result.stats.lowering.clear();  // a dense layer has one lowering: the report names none
   return result;
 }

@@ -1,7 +1,10 @@
 // LayerBackend's defaults and MakeBackend: the backends that need no simulator.
 #include "runtime/layer_backend.h"
 
+#include <optional>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include "runtime/golden_backend.h"
 
@@ -14,7 +17,42 @@ namespace {
                            " layers do not run on this backend");
 }
 
+// a + b, unknown if either is.
+template <typename T>
+std::optional<T> Sum(const std::optional<T>& a, const std::optional<T>& b) {
+  if (!a || !b) return std::nullopt;
+  return *a + *b;
+}
+
 }  // namespace
+
+void AddRunStats(RunStats& total, const RunStats& part) {
+  std::optional<double> busy;  // MXU-utilization-weighted cycles of both
+  if (total.mxu_utilization && total.cycles && part.mxu_utilization && part.cycles) {
+    busy = *total.mxu_utilization * double(*total.cycles) +
+           *part.mxu_utilization * double(*part.cycles);
+  }
+  total.cycles = Sum(total.cycles, part.cycles);
+  total.mxu_utilization.reset();
+  if (busy && total.cycles && *total.cycles > 0) total.mxu_utilization = *busy / *total.cycles;
+  if (total.clock_mhz != part.clock_mhz) total.clock_mhz.reset();
+  total.device_seconds = Sum(total.device_seconds, part.device_seconds);
+  std::vector<std::pair<std::string, int64_t>> stalls;
+  for (const auto& [cause, cycles] : total.stalls) {
+    for (const auto& [other, more] : part.stalls) {
+      if (other == cause) stalls.push_back({cause, cycles + more});
+    }
+  }
+  total.stalls = std::move(stalls);
+  total.pcie_bytes_to_device = Sum(total.pcie_bytes_to_device, part.pcie_bytes_to_device);
+  total.pcie_bytes_from_device = Sum(total.pcie_bytes_from_device, part.pcie_bytes_from_device);
+  if (total.pcie_payload_limit_bytes_per_s != part.pcie_payload_limit_bytes_per_s) {
+    total.pcie_payload_limit_bytes_per_s.reset();
+  }
+  total.simulated_cycles = Sum(total.simulated_cycles, part.simulated_cycles);
+  if (total.trace_path.empty()) total.trace_path = part.trace_path;
+  if (total.lowering.empty()) total.lowering = part.lowering;
+}
 
 LayerResult<int8_t> LayerBackend::RunConv2d(const golden::Tensor<int8_t>&,
                                             const compiler::Conv2dLayer&) {

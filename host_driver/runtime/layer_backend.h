@@ -82,6 +82,12 @@ struct RunStats {
   bool timing_estimated = false;
 };
 
+// Adds the figures of `part`, a run that followed the runs in `total` on the same device, to
+// `total`: counts and times add up, the MXU utilization is weighted by cycles, and a figure
+// either side lacks becomes unknown. Lowering and trace path are kept from `total` (or taken
+// from `part` if `total` has none).
+void AddRunStats(RunStats& total, const RunStats& part);
+
 template <typename T>
 struct LayerResult {
   golden::Tensor<T> output;

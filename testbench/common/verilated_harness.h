@@ -91,6 +91,13 @@ class VerilatedHarness {
     trace_ = std::make_unique<VerilatedFstC>();
     top_->trace(trace_.get(), 99);
     trace_->open(opts_.trace_path.c_str());
+    // Verilator reports a file it cannot create only on stderr; without this check a run would
+    // go on and its report name a waveform that does not exist.
+    if (!trace_->isOpen()) {
+      throw std::runtime_error("--trace " + opts_.trace_path +
+                               ": cannot create the waveform file (is its folder there and "
+                               "writable?)");
+    }
     traced_ = true;
 #else
     throw std::runtime_error("tracing requested but this model was built without FST tracing");

@@ -302,8 +302,40 @@ TEST_F(DenseCli, UnwritableOutput) {
   const TpuRun run =
       RunTpu("dense --input " + x_ + " --weights " + w_ + " --scale 1 --output " + y, dir_);
   EXPECT_EQ(run.status, 2);
-  EXPECT_NE(run.err.find("--output: " + y + ": cannot open for writing"), std::string::npos)
+  EXPECT_NE(run.err.find("--output " + y + ": the folder " + (dir_ / "no/such/dir") +
+                         " does not exist; create it first"),
+            std::string::npos)
       << run.err;
+}
+
+// Outputs are checked before anything runs: a folder, an input file or another output.
+TEST_F(DenseCli, OutputsThatWouldDestroySomething) {
+  const std::string layer = "dense --input " + x_ + " --weights " + w_ + " --scale 1 --output ";
+  const std::string before = ReadFile(x_);
+  ExpectBadInput(layer + x_,
+                 {"--output " + x_ + ": is the --input file; writing it would destroy an input"});
+  EXPECT_EQ(ReadFile(x_), before) << "the input was overwritten";
+  ExpectBadInput(layer + dir_.str(),
+                 {"--output " + dir_.str() + ": is a folder; give a file name inside it"});
+  ExpectBadInput(layer + x_ + "/y.npy", {"--output " + x_ + "/y.npy: " + x_ + " is not a folder"});
+}
+
+// --scale takes a finite number below 2^30; one above 1 is run but warned about (int32 wrap).
+TEST_F(DenseCli, ScaleValues) {
+  const std::string layer = "dense --input " + x_ + " --weights " + w_ + " --output " + y_;
+  ExpectBadInput(layer + " --scale ''", {"--scale", "'' is not a number"});
+  ExpectBadInput(layer + " --scale 1e999", {"--scale", "'1e999' is not a number"});
+  ExpectBadInput(layer + " --scale 1e30", {"--scale 1e+30: too large: a real multiplier must be "
+                                           "below 2^30"});
+  const TpuRun run = RunTpu(layer + " --scale 10000", dir_);
+  EXPECT_EQ(run.status, 0) << run.err;
+  EXPECT_NE(run.err.find("tpu dense: warning: --scale 10000 is above 1: the accumulator is "
+                         "shifted left by 14 bits"),
+            std::string::npos)
+      << run.err;
+  const TpuRun quiet = RunTpu(layer + " --scale 0.5", dir_);
+  EXPECT_EQ(quiet.status, 0) << quiet.err;
+  EXPECT_EQ(quiet.err.find("warning"), std::string::npos) << quiet.err;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -393,6 +425,15 @@ TEST_F(RtlDense, OneByOneAndWideLayers) {
   ExpectRtlEqualsGolden(PerChannel() + " --input-zero-point 5 --output-zero-point -9");
   WriteLayer(3, 50, 33, 3);  // N over two tiles, K over four
   ExpectRtlEqualsGolden(PerChannel() + " --output-zero-point -128 --activation relu");
+}
+
+// More output columns than one program has parameter sets for (n16_small: 16 sets of 16
+// columns = 256): the backend runs column groups as programs of their own.
+TEST_F(RtlDense, MoreColumnsThanParameterSets) {
+  WriteLayer(3, 20, 300, 4);
+  ExpectRtlEqualsGolden(PerChannel() + " --device n16_small");
+  ExpectRtlEqualsGolden("dense --input " + x_ + " --weights " + w_ +
+                        " --scale 0.01 --device n16_small");
 }
 
 TEST_F(RtlDense, PerTensorScaleNoBias) {
@@ -531,6 +572,21 @@ TEST_F(RtlDense, BadInputFailsLikeGoldenBeforeSimulating) {
   }
 }
 
+// A waveform that cannot be written is found before the simulation starts (it used to run to
+// the end and name a file that did not exist), and --trace never overwrites an input.
+TEST_F(RtlDense, UnwritableTraceFailsBeforeSimulating) {
+  const std::string missing_folder = dir_ / "no/such/t.fst";
+  ExpectBadInput(Layer() + " --scale 1 --backend rtl --trace " + missing_folder,
+                 {"--trace " + missing_folder + ": the folder " + (dir_ / "no/such") +
+                  " does not exist"});
+  ExpectBadInput(Layer() + " --scale 1 --backend rtl --trace " + dir_.str(),
+                 {"--trace " + dir_.str() + ": is a folder"});
+  const std::string before = ReadFile(w_);
+  ExpectBadInput(Layer() + " --scale 1 --backend rtl --trace " + w_,
+                 {"--trace " + w_ + ": is the --weights file"});
+  EXPECT_EQ(ReadFile(w_), before) << "the weights were overwritten by a waveform";
+}
+
 // The backend is made after the inputs are checked: a bad input leaves no waveform.
 TEST_F(RtlDense, TraceNotWrittenForBadInput) {
   const std::string trace = dir_ / "t.fst";
@@ -651,6 +707,21 @@ TEST(TpuCli, HelpAndUsage) {
   EXPECT_EQ(run.status, 2);
   run = RunTpu("frobnicate", dir);
   EXPECT_EQ(run.status, 2);
+}
+
+// A report that cannot be written (stdout on a full disk) is not a success.
+TEST(TpuCli, ReportThatCannotBeWrittenFails) {
+  ScratchDir dir;
+  const std::string err = dir / "stderr.txt";
+  for (const std::string args : {"info", "gemm --m 2 --k 2 --n 2"}) {
+    const int status = std::system(
+        (std::string("'") + TPU_BINARY + "' " + args + " >/dev/full 2>'" + err + "'").c_str());
+    ASSERT_TRUE(WIFEXITED(status)) << args;
+    EXPECT_EQ(WEXITSTATUS(status), 2) << "tpu " << args << " >/dev/full";
+    EXPECT_NE(ReadFile(err).find("tpu: error: the report could not be written to stdout"),
+              std::string::npos)
+        << ReadFile(err);
+  }
 }
 
 }  // namespace

@@ -252,5 +252,25 @@ TEST(NpyErrors, Files) {
   ExpectError([&] { ReadHeader(short_header); }, {short_header + ": truncated"});
 }
 
+// Only regular files are read: a device such as /dev/zero never ends (read whole, it would grow
+// without bound before the magic was checked).
+TEST(NpyErrors, NotARegularFile) {
+  ExpectError([] { Read<int8_t>("/dev/zero"); },
+              {"/dev/zero: is not a regular file", "expected a .npy file"});
+  ExpectError([] { ReadHeader("/dev/zero"); }, {"/dev/zero: is not a regular file"});
+}
+
+// The header's promises are checked against the file's size before its data is read.
+TEST(NpyErrors, SizeCheckedBeforeReading) {
+  testing::ScratchDir dir;
+  const std::string longer = dir.WriteFile("longer.npy", fixtures::Int8Matrix() + "xy");
+  ExpectError([&] { Read<int8_t>(longer); },
+              {longer + ": 2 bytes after the array data: shape (2, 3) int8 needs 6"});
+  const std::string other = dir.WriteFile("other.npy", std::string(4096, 'a'));
+  ExpectError([&] { Read<int8_t>(other); }, {other + ": not a .npy file"});
+  ExpectError([&] { Read<int32_t>(dir.WriteFile("x.npy", fixtures::Int8Matrix())); },
+              {"x.npy: dtype '|i1' (int8): expected int32"});
+}
+
 }  // namespace
 }  // namespace tpu::npy
