@@ -64,6 +64,7 @@ int main(int argc, char** argv) {
     return tpu::tb::IsBuilt(device);
   }));
   add(tpu::cli::AddRunCommand(app, MakeBackend));
+  add(tpu::cli::AddImportCommand(app));
 
   try {
     app.parse(argc, argv);
