@@ -18,7 +18,7 @@
 namespace tpu::onnx {
 namespace {
 
-using nlohmann::json;
+using json = nlohmann::ordered_json;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -548,6 +548,7 @@ void Importer::ConvLike(const Node& node, bool qlinear) {
   }
   Value v = head;
   v.consumer.clear();
+  v.serial = serial_;  // after the pending operations FlushPending wrote
   v.shape = shape;
   v.chw.clear();
   v.accumulate = acc;
@@ -642,6 +643,7 @@ void Importer::DenseLike(const Node& node, bool qlinear) {
   }
   Value v = head;
   v.consumer.clear();
+  v.serial = serial_;  // after the pending operations FlushPending wrote
   v.shape = shape;
   v.chw.clear();
   v.accumulate = acc;

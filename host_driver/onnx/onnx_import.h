@@ -36,7 +36,7 @@ struct NpyFile {
 };
 
 struct ImportedNetwork {
-  nlohmann::json description;  // the network JSON; its file names are those of `files`
+  nlohmann::ordered_json description;  // the network JSON; its file names are those of `files`
   std::vector<NpyFile> files;
   // One line per network layer: the layer and the ONNX nodes it comes from.
   std::vector<std::string> mapping;

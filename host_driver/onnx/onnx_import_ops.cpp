@@ -20,6 +20,10 @@ const Attribute* Find(const Node& node, const std::string& name) { return node.F
 }  // namespace
 
 std::string NodeWhere(const Node& node) {
+  if (node.name.empty()) {
+    return "unnamed node (" + node.op_type + ", output '" +
+           (node.outputs.empty() ? std::string() : node.outputs[0]) + "')";
+  }
   return "node '" + node.name + "' (" + node.op_type + ")";
 }
 

@@ -15,7 +15,7 @@
 
 namespace tpu::onnx {
 
-// "node 'conv1' (QLinearConv)".
+// "node 'conv1' (QLinearConv)", or "unnamed node (MaxPool, output 'y')".
 std::string NodeWhere(const Node& node);
 // Throws ImportError "<source>: node '...' (op): <problem>".
 [[noreturn]] void Refuse(const Node& node, const std::string& problem);
@@ -44,11 +44,6 @@ bool SameQuant(const Quant& a, const Quant& b);
 // per-channel activation scale), a scale <= 0, a zero point that is not uint8 or int8.
 Quant TensorQuant(const Node& node, const TensorData& scale, const TensorData* zero_point,
                   const std::string& input);
-
-// A value of an int8/uint8 tensor as int8: uint8 minus 128.
-inline int32_t ToInt8(int32_t data_type, double value) {
-  return static_cast<int32_t>(value) - (data_type == kUint8 ? 128 : 0);
-}
 
 // Weights with zero points made symmetric int8, in their ONNX layout.
 struct SymmetricWeights {

@@ -21,6 +21,11 @@ namespace tpu::onnx {
 enum DataType : int32_t {
   kFloat = 1, kUint8 = 2, kInt8 = 3, kInt32 = 6, kInt64 = 7, kDouble = 11
 };
+// A value of an int8/uint8 tensor as int8: uint8 minus 128.
+inline int32_t ToInt8(int32_t data_type, double value) {
+  return static_cast<int32_t>(value) - (data_type == kUint8 ? 128 : 0);
+}
+
 // "float", "uint8", ..., or "data type <n>".
 std::string DataTypeName(int32_t data_type);
 
