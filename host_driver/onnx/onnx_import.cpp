@@ -96,6 +96,13 @@ class Importer {
   json Requant(const std::string& layer, const Accumulate& acc, double in_scale,
                const Quant& out);
 
+  struct LinearInputs;
+  LinearInputs ReadLinear(const Node& node, Value& head, bool qlinear, const std::string& x,
+                          const std::string& w, int64_t qlinear_bias, int64_t qdq_bias);
+  void DefineLinear(const Node& node, const Value& head, const LinearInputs& li,
+                    const SymmetricWeights& sw, const std::vector<double>& bias,
+                    nlohmann::ordered_json layer, golden::Tensor<int8_t> weights,
+                    std::vector<int64_t> shape, bool qlinear);
   void ConvLike(const Node& node, bool qlinear);
   void DenseLike(const Node& node, bool qlinear);
   void Pool(const Node& node);
@@ -460,6 +467,80 @@ std::vector<double> BiasSteps(const Node& node, const Bias& b, int64_t channels,
   return steps;
 }
 
+// The inputs of a conv or dense node: the input's quantization (QLinear: checked against the
+// tensor flowing in), the weights with their scale and zero point, the bias.
+struct Importer::LinearInputs {
+  Quant in;
+  const TensorData *w = nullptr, *w_scale = nullptr, *w_zp = nullptr;
+  int64_t scale_axis = -1;  // QDQ: the weights' DequantizeLinear axis
+  Bias bias;
+};
+
+// QLinear: (x, x_scale, x_zero_point, w, w_scale, w_zero_point, y_scale, y_zero_point
+// [, bias at qlinear_bias]); QDQ: (x, DequantizeLinear(w) [, bias at qdq_bias]); -1: no bias.
+Importer::LinearInputs Importer::ReadLinear(const Node& node, Value& head, bool qlinear,
+                                            const std::string& x, const std::string& w,
+                                            int64_t qlinear_bias, int64_t qdq_bias) {
+  LinearInputs li;
+  if (qlinear) {
+    MatchQuant(node, head, TensorQuant(node, Const(node, 1, x + "_scale"),
+                                       OptionalConst(node, 2, x + "_zero_point"), x + "_scale"),
+               x + "_scale / " + x + "_zero_point");
+    li.w = &Const(node, 3, w);
+    li.w_scale = &Const(node, 4, w + "_scale");
+    li.w_zp = OptionalConst(node, 5, w + "_zero_point");
+    if (qlinear_bias >= 0) li.bias.tensor = OptionalConst(node, static_cast<size_t>(qlinear_bias), "B");
+  } else {
+    Value& wv = Input(node, 1, w);
+    if (wv.kind != Value::kDequantConst) {
+      Refuse(node, "weights '" + node.inputs[1] + "' must be a DequantizeLinear of an int8 "
+                   "initializer (QDQ form); float weights need quantizing first");
+    }
+    li.w = &wv.tensor;
+    li.w_scale = &wv.scale;
+    li.w_zp = wv.has_zero_point ? &wv.zero_point : nullptr;
+    li.scale_axis = wv.axis < 0 ? wv.axis + static_cast<int64_t>(wv.tensor.dims.size()) : wv.axis;
+    if (qdq_bias >= 0 && HasInput(node, static_cast<size_t>(qdq_bias))) {
+      li.bias = QdqBias(node, Input(node, static_cast<size_t>(qdq_bias), "bias"));
+    }
+  }
+  li.in = head.quant;
+  return li;
+}
+
+// The conv/dense layer: written now (QLinear: the output quantization is known), or pending
+// on the real view until a QuantizeLinear gives it.
+void Importer::DefineLinear(const Node& node, const Value& head, const LinearInputs& li,
+                            const SymmetricWeights& sw, const std::vector<double>& bias,
+                            nlohmann::ordered_json layer, golden::Tensor<int8_t> weights,
+                            std::vector<int64_t> shape, bool qlinear) {
+  Accumulate acc;
+  acc.node = &node;
+  acc.scales = sw.scales;
+  acc.bias = bias;
+  acc.name = LayerName(node);
+  layer["weights"] = AddFile(acc.name, "weights", true, std::move(weights), {});
+  acc.layer = std::move(layer);
+  Value v;
+  if (qlinear) {
+    const TensorData* y_zp = OptionalConst(node, 7, "y_zero_point");
+    const Quant out = TensorQuant(node, Const(node, 6, "y_scale"), y_zp, "y_scale");
+    Finish(node, acc, li.in, out);
+    v.kind = Value::kDevice;
+    v.quant = out;
+    v.uint8 = y_zp == nullptr || y_zp->data_type == kUint8;
+  } else {
+    v = head;
+    v.consumer.clear();
+    v.chw.clear();
+    v.accumulate = acc;
+    v.pending.clear();
+  }
+  v.serial = serial_;  // after the layers written since `head`
+  v.shape = std::move(shape);
+  Define(node, v);
+}
+
 // QLinearConv (x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, B) or Conv in QDQ form
 // (DequantizeLinear(x), DequantizeLinear(w), optional DequantizeLinear(B) or float B).
 void Importer::ConvLike(const Node& node, bool qlinear) {
@@ -469,33 +550,11 @@ void Importer::ConvLike(const Node& node, bool qlinear) {
   if (head.shape.size() != 4) {
     Refuse(node, "input of shape " + ShapeText(head.shape) + ": Conv maps 4-D NCHW tensors");
   }
-  Quant in = head.quant;
-  const TensorData* w;
-  const TensorData *w_scale, *w_zp;
-  Bias bias_in;
-  if (qlinear) {
-    MatchQuant(node, head, TensorQuant(node, Const(node, 1, "x_scale"),
-                                       OptionalConst(node, 2, "x_zero_point"), "x_scale"),
-               "x_scale / x_zero_point");
-    in = head.quant;
-    w = &Const(node, 3, "w");
-    w_scale = &Const(node, 4, "w_scale");
-    w_zp = OptionalConst(node, 5, "w_zero_point");
-    bias_in.tensor = OptionalConst(node, 8, "B");
-  } else {
-    Value& wv = Input(node, 1, "W");
-    if (wv.kind != Value::kDequantConst) {
-      Refuse(node, "weights '" + node.inputs[1] + "' must be a DequantizeLinear of an int8 "
-                   "initializer (QDQ form); float weights need quantizing first");
-    }
-    w = &wv.tensor;
-    w_scale = &wv.scale;
-    w_zp = wv.has_zero_point ? &wv.zero_point : nullptr;
-    if (wv.axis != 0 && wv.scale.values.size() > 1) {
-      Refuse(node, "per-channel weight scales along axis " + std::to_string(wv.axis) +
-                   ": expected axis 0 (the output channels of OIHW)");
-    }
-    if (HasInput(node, 2)) bias_in = QdqBias(node, Input(node, 2, "B"));
+  const LinearInputs li = ReadLinear(node, head, qlinear, "x", "w", 8, 2);
+  const TensorData* w = li.w;
+  if (li.scale_axis > 0 && li.w_scale->values.size() > 1) {
+    Refuse(node, "per-channel weight scales along axis " + std::to_string(li.scale_axis) +
+                     ": expected axis 0 (the output channels of OIHW)");
   }
   if (w->dims.size() != 4) Refuse(node, "weights of shape " + ShapeText(w->dims) + ": expected OIHW");
   const int64_t cout = w->dims[0], cin = w->dims[1], kh = w->dims[2], kw = w->dims[3];
@@ -518,42 +577,15 @@ void Importer::ConvLike(const Node& node, bool qlinear) {
   }
   const std::string padding = Padding2d(node, head.shape[2], head.shape[3], kh, kw, strides[0],
                                         strides[1], false);
-  std::vector<double> bias = BiasSteps(node, bias_in, cout, in.scale, *w_scale);
-  SymmetricWeights sw = ConvertWeights(node, *w, *w_scale, w_zp, 0, &bias);
-  Accumulate acc;
-  acc.node = &node;
-  acc.scales = sw.scales;
-  acc.bias = bias;
-  acc.name = LayerName(node);
-  acc.layer = {{"type", "conv2d"},
-               {"weights", AddFile(acc.name, "weights", true, OihwToHwio(sw), {})},
-               {"strides", strides},
-               {"padding", padding}};
+  std::vector<double> bias = BiasSteps(node, li.bias, cout, li.in.scale, *li.w_scale);
+  const SymmetricWeights sw = ConvertWeights(node, *w, *li.w_scale, li.w_zp, 0, &bias);
   const std::vector<int64_t> shape = {
       head.shape[0], cout, WindowOutput(head.shape[2], kh, strides[0], padding),
       WindowOutput(head.shape[3], kw, strides[1], padding)};
   if (shape[2] < 1 || shape[3] < 1) Refuse(node, "the kernel is larger than the input");
-  if (qlinear) {
-    const TensorData* y_zp = OptionalConst(node, 7, "y_zero_point");
-    const Quant out = TensorQuant(node, Const(node, 6, "y_scale"), y_zp, "y_scale");
-    Finish(node, acc, in, out);
-    Value v;
-    v.kind = Value::kDevice;
-    v.serial = serial_;
-    v.shape = shape;
-    v.quant = out;
-    v.uint8 = y_zp == nullptr || y_zp->data_type == kUint8;
-    Define(node, v);
-    return;
-  }
-  Value v = head;
-  v.consumer.clear();
-  v.serial = serial_;  // after the pending operations FlushPending wrote
-  v.shape = shape;
-  v.chw.clear();
-  v.accumulate = acc;
-  v.pending.clear();
-  Define(node, v);
+  DefineLinear(node, head, li, sw, bias,
+               {{"type", "conv2d"}, {"strides", strides}, {"padding", padding}}, OihwToHwio(sw),
+               shape, qlinear);
 }
 
 // QLinearMatMul (a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp), or Gemm / MatMul in QDQ
@@ -579,76 +611,27 @@ void Importer::DenseLike(const Node& node, bool qlinear) {
                      " maps 2-D (batch, features) tensors (Flatten or Reshape first; batched "
                      "3-D matrix products have no device equivalent)");
   }
-  Quant in = head.quant;
-  const TensorData *w, *w_scale, *w_zp;
-  Bias bias_in;
-  int64_t axis = 1;
-  if (qlinear) {
-    MatchQuant(node, head, TensorQuant(node, Const(node, 1, "a_scale"),
-                                       OptionalConst(node, 2, "a_zero_point"), "a_scale"),
-               "a_scale / a_zero_point");
-    in = head.quant;
-    w = &Const(node, 3, "b");
-    w_scale = &Const(node, 4, "b_scale");
-    w_zp = OptionalConst(node, 5, "b_zero_point");
-  } else {
-    Value& wv = Input(node, 1, "B");
-    if (wv.kind != Value::kDequantConst) {
-      Refuse(node, "weights '" + node.inputs[1] + "' must be a DequantizeLinear of an int8 "
-                   "initializer (QDQ form); float weights need quantizing first");
-    }
-    w = &wv.tensor;
-    w_scale = &wv.scale;
-    w_zp = wv.has_zero_point ? &wv.zero_point : nullptr;
-    axis = wv.axis < 0 ? wv.axis + 2 : wv.axis;
-    const int64_t want = trans_b ? 0 : 1;
-    if (wv.scale.values.size() > 1 && axis != want) {
-      Refuse(node, "per-channel weight scales along axis " + std::to_string(wv.axis) +
-                       ": expected axis " + std::to_string(want) + " (the output features)");
-    }
-    if (gemm && HasInput(node, 2)) bias_in = QdqBias(node, Input(node, 2, "C"));
+  const LinearInputs li = ReadLinear(node, head, qlinear, "a", "b", -1, gemm ? 2 : -1);
+  const TensorData* w = li.w;
+  const int64_t axis = trans_b ? 0 : 1;
+  if (li.scale_axis >= 0 && li.scale_axis != axis && li.w_scale->values.size() > 1) {
+    Refuse(node, "per-channel weight scales along axis " + std::to_string(li.scale_axis) +
+                     ": expected axis " + std::to_string(axis) + " (the output features)");
   }
   if (w->dims.size() != 2) {
     Refuse(node, "weights of shape " + ShapeText(w->dims) + ": expected a 2-D matrix (batched "
                  "matrix products have no device equivalent)");
   }
-  axis = trans_b ? 0 : 1;
   const int64_t k = trans_b ? w->dims[1] : w->dims[0], n = trans_b ? w->dims[0] : w->dims[1];
   if (k != head.shape[1]) {
     Refuse(node, "weights have " + std::to_string(k) + " rows (K), the input " +
                      std::to_string(head.shape[1]) + " columns");
   }
-  std::vector<double> bias = BiasSteps(node, bias_in, n, in.scale, *w_scale);
-  SymmetricWeights sw = ConvertWeights(node, *w, *w_scale, w_zp, static_cast<int>(axis), &bias);
-  Accumulate acc;
-  acc.node = &node;
-  acc.scales = sw.scales;
-  acc.bias = bias;
-  acc.name = LayerName(node);
-  acc.layer = {{"type", "dense"},
-               {"weights", AddFile(acc.name, "weights", true, DenseWeights(sw, trans_b, head.chw), {})}};
-  const std::vector<int64_t> shape = {head.shape[0], n};
-  if (qlinear) {
-    const TensorData* y_zp = OptionalConst(node, 7, "y_zero_point");
-    const Quant out = TensorQuant(node, Const(node, 6, "y_scale"), y_zp, "y_scale");
-    Finish(node, acc, in, out);
-    Value v;
-    v.kind = Value::kDevice;
-    v.serial = serial_;
-    v.shape = shape;
-    v.quant = out;
-    v.uint8 = y_zp == nullptr || y_zp->data_type == kUint8;
-    Define(node, v);
-    return;
-  }
-  Value v = head;
-  v.consumer.clear();
-  v.serial = serial_;  // after the pending operations FlushPending wrote
-  v.shape = shape;
-  v.chw.clear();
-  v.accumulate = acc;
-  v.pending.clear();
-  Define(node, v);
+  std::vector<double> bias = BiasSteps(node, li.bias, n, li.in.scale, *li.w_scale);
+  const SymmetricWeights sw =
+      ConvertWeights(node, *w, *li.w_scale, li.w_zp, static_cast<int>(axis), &bias);
+  DefineLinear(node, head, li, sw, bias, {{"type", "dense"}}, DenseWeights(sw, trans_b, head.chw),
+               {head.shape[0], n}, qlinear);
 }
 
 void Importer::Pool(const Node& node) {

@@ -250,16 +250,23 @@ std::string Padding2d(const Node& node, int64_t h, int64_t w, int64_t kh, int64_
   return padding;
 }
 
-golden::Tensor<int8_t> OihwToHwio(const SymmetricWeights& w) {
-  const int64_t co = w.dims[0], ci = w.dims[1], kh = w.dims[2], kw = w.dims[3];
-  golden::Tensor<int8_t> out({kh, kw, ci, co});
-  for (int64_t o = 0; o < co; ++o)
-    for (int64_t i = 0; i < ci; ++i)
-      for (int64_t y = 0; y < kh; ++y)
-        for (int64_t x = 0; x < kw; ++x)
-          out.data[static_cast<size_t>(((y * kw + x) * ci + i) * co + o)] =
-              w.values[static_cast<size_t>(((o * ci + i) * kh + y) * kw + x)];
+golden::Tensor<int8_t> Transpose4d(const std::vector<int64_t>& dims,
+                                   const std::vector<int8_t>& values, const int (&perm)[4]) {
+  golden::Tensor<int8_t> out({dims[perm[0]], dims[perm[1]], dims[perm[2]], dims[perm[3]]});
+  const int64_t strides[4] = {dims[1] * dims[2] * dims[3], dims[2] * dims[3], dims[3], 1};
+  int64_t i = 0;
+  for (int64_t a = 0; a < out.shape[0]; ++a)
+    for (int64_t b = 0; b < out.shape[1]; ++b)
+      for (int64_t c = 0; c < out.shape[2]; ++c)
+        for (int64_t d = 0; d < out.shape[3]; ++d)
+          out.data[static_cast<size_t>(i++)] = values[static_cast<size_t>(
+              a * strides[perm[0]] + b * strides[perm[1]] + c * strides[perm[2]] +
+              d * strides[perm[3]])];
   return out;
+}
+
+golden::Tensor<int8_t> OihwToHwio(const SymmetricWeights& w) {
+  return Transpose4d(w.dims, w.values, {2, 3, 1, 0});
 }
 
 golden::Tensor<int8_t> DenseWeights(const SymmetricWeights& w, bool trans_b,

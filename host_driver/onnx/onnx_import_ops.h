@@ -72,6 +72,10 @@ std::string Padding2d(const Node& node, int64_t h, int64_t w, int64_t kh, int64_
 // The output size of a window of k with stride s on n inputs, VALID or SAME.
 int64_t WindowOutput(int64_t n, int64_t k, int64_t s, const std::string& padding);
 
+// A 4-D row-major tensor transposed: output dimension i is input dimension perm[i] (NCHW ->
+// NHWC is {0, 2, 3, 1}).
+golden::Tensor<int8_t> Transpose4d(const std::vector<int64_t>& dims,
+                                   const std::vector<int8_t>& values, const int (&perm)[4]);
 // OIHW (Cout, Cin, KH, KW) -> HWIO (KH, KW, Cin, Cout).
 golden::Tensor<int8_t> OihwToHwio(const SymmetricWeights& w);
 // Dense weights (K, N) from ONNX's B: (K, N) as is, or (N, K) when trans_b, transposed; with

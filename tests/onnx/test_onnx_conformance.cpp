@@ -31,6 +31,7 @@
 #include "network/network_run.h"
 #include "npy/scratch_dir.h"
 #include "onnx/onnx_import.h"
+#include "onnx/onnx_import_ops.h"
 #include "onnx/onnx_model.h"
 #include "onnx/onnx_write.h"
 #include "runtime/device_backend.h"
@@ -83,6 +84,9 @@ const Case kCases[] = {
     {"test_averagepool_2d_strides", true, "1 LSB"},
     {"test_averagepool_3d_default", false, "4-D NCHW (conv, pool) or 2-D"},
 };
+
+// gtest prints a parameter with its name.
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name; }
 
 std::string CaseDir(const Case& c) { return std::string(TPU_ONNX_TESTDATA) + "/" + c.name; }
 
@@ -159,15 +163,7 @@ golden::Tensor<int8_t> ToNetwork(const TensorData& t, float scale) {
                                  : static_cast<int8_t>(ToInt8(t.data_type, t.values[i]));
   }
   if (t.dims.size() != 4) return golden::Tensor<int8_t>(t.dims, v);
-  const int64_t n = t.dims[0], c = t.dims[1], h = t.dims[2], w = t.dims[3];
-  golden::Tensor<int8_t> out({n, h, w, c});
-  for (int64_t b = 0; b < n; ++b)
-    for (int64_t ch = 0; ch < c; ++ch)
-      for (int64_t y = 0; y < h; ++y)
-        for (int64_t x = 0; x < w; ++x)
-          out.data[static_cast<size_t>(((b * h + y) * w + x) * c + ch)] =
-              v[static_cast<size_t>(((b * c + ch) * h + y) * w + x)];
-  return out;
+  return Transpose4d(t.dims, v, {0, 2, 3, 1});
 }
 
 runtime::LayerBackend& Rtl() {
