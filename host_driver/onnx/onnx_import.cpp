@@ -87,6 +87,7 @@ class Importer {
 
   void Emit(json layer, const Node& node, const std::string& from);
   std::string LayerName(const Node& node);
+  std::string UniqueName(const std::string& base);
   std::string AddFile(const std::string& layer, const std::string& what, bool int8,
                       golden::Tensor<int8_t> i8, golden::Tensor<int32_t> i32);
   void EmitPending(const PendingOp& op, const Quant& q);
@@ -97,6 +98,8 @@ class Importer {
                const Quant& out);
 
   struct LinearInputs;
+  void EmitCopies(const Node& node, const LinearInputs& li, bool conv, int64_t channels,
+                  int pieces);
   LinearInputs ReadLinear(const Node& node, Value& head, bool qlinear, const std::string& x,
                           const std::string& w, int64_t qlinear_bias, int64_t qdq_bias);
   void DefineLinear(const Node& node, const Value& head, const LinearInputs& li,
@@ -221,6 +224,10 @@ std::string Importer::LayerName(const Node& node) {
     std::transform(base.begin(), base.end(), base.begin(), ::tolower);
     base = Sanitize(base) + std::to_string(layers_.size());
   }
+  return UniqueName(base);
+}
+
+std::string Importer::UniqueName(const std::string& base) {
   std::string name = base;
   for (int k = 2; names_.count(name) != 0; ++k) name = base + "_" + std::to_string(k);
   names_.insert(name);
@@ -508,6 +515,33 @@ Importer::LinearInputs Importer::ReadLinear(const Node& node, Value& head, bool 
   return li;
 }
 
+// A layer that repeats its input `pieces` times along the channels (a conv2d 1x1 or a dense
+// layer with identity blocks, requantization 1.0: exact), for weights split into int8 parts.
+void Importer::EmitCopies(const Node& node, const LinearInputs& li, bool conv, int64_t channels,
+                          int pieces) {
+  const int64_t wide = channels * pieces;
+  golden::Tensor<int8_t> eye(conv ? std::vector<int64_t>{1, 1, channels, wide}
+                                  : std::vector<int64_t>{channels, wide});
+  for (int64_t j = 0; j < pieces; ++j) {
+    for (int64_t c = 0; c < channels; ++c) eye.data[static_cast<size_t>(c * wide + j * channels + c)] = 1;
+  }
+  const std::string name = UniqueName((node.name.empty() ? node.op_type : Sanitize(node.name)) +
+                                      "_copies");
+  json layer = {{"type", conv ? "conv2d" : "dense"}, {"name", name},
+                {"weights", AddFile(name, "weights", true, std::move(eye), {})}};
+  if (conv) {
+    layer["strides"] = {1, 1};
+    layer["padding"] = "valid";
+  }
+  layer["requant"] = {{"scale", 1.0}};
+  layer["input_zero_point"] = li.in.zero_point;
+  layer["output_zero_point"] = li.in.zero_point;
+  if (li.in.scale > 0) layer["output_scale"] = li.in.scale;
+  Emit(layer, node, NodeWhere(node) + ": its input " + std::to_string(pieces) +
+                        " times, for weights split into " + std::to_string(pieces) +
+                        " int8 parts (centred weights outside int8)");
+}
+
 // The conv/dense layer: written now (QLinear: the output quantization is known), or pending
 // on the real view until a QuantizeLinear gives it.
 void Importer::DefineLinear(const Node& node, const Value& head, const LinearInputs& li,
@@ -583,8 +617,20 @@ void Importer::ConvLike(const Node& node, bool qlinear) {
       head.shape[0], cout, WindowOutput(head.shape[2], kh, strides[0], padding),
       WindowOutput(head.shape[3], kw, strides[1], padding)};
   if (shape[2] < 1 || shape[3] < 1) Refuse(node, "the kernel is larger than the input");
+  SymmetricWeights all = sw;  // the parts side by side along Cin (the input repeated)
+  if (sw.pieces > 1) {
+    EmitCopies(node, li, true, cin, sw.pieces);
+    all.dims[1] = cin * sw.pieces;
+    all.pieces = 1;
+    const size_t count = sw.values.size() / static_cast<size_t>(sw.pieces), plane = kh * kw;
+    for (size_t i = 0; i < sw.values.size(); ++i) {
+      const size_t j = i / count, r = i % count;  // r = ((o * cin + c) * kh + y) * kw + x
+      const size_t o = r / (cin * plane), c = (r / plane) % cin, yx = r % plane;
+      all.values[(o * cin * sw.pieces + j * cin + c) * plane + yx] = sw.values[i];
+    }
+  }
   DefineLinear(node, head, li, sw, bias,
-               {{"type", "conv2d"}, {"strides", strides}, {"padding", padding}}, OihwToHwio(sw),
+               {{"type", "conv2d"}, {"strides", strides}, {"padding", padding}}, OihwToHwio(all),
                shape, qlinear);
 }
 
@@ -630,7 +676,14 @@ void Importer::DenseLike(const Node& node, bool qlinear) {
   std::vector<double> bias = BiasSteps(node, li.bias, n, li.in.scale, *li.w_scale);
   const SymmetricWeights sw =
       ConvertWeights(node, *w, *li.w_scale, li.w_zp, static_cast<int>(axis), &bias);
-  DefineLinear(node, head, li, sw, bias, {{"type", "dense"}}, DenseWeights(sw, trans_b, head.chw),
+  golden::Tensor<int8_t> weights({k * sw.pieces, n});  // the parts stacked along K
+  for (int j = 0; j < sw.pieces; ++j) {
+    const golden::Tensor<int8_t> part = DenseWeights(Piece(sw, j), trans_b, head.chw);
+    std::copy(part.data.begin(), part.data.end(),
+              weights.data.begin() + static_cast<std::ptrdiff_t>(j * k * n));
+  }
+  if (sw.pieces > 1) EmitCopies(node, li, false, k, sw.pieces);
+  DefineLinear(node, head, li, sw, bias, {{"type", "dense"}}, std::move(weights),
                {head.shape[0], n}, qlinear);
 }
 

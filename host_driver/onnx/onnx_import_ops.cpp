@@ -131,7 +131,6 @@ SymmetricWeights ConvertWeights(const Node& node, const TensorData& w, const Ten
   }
   SymmetricWeights out;
   out.dims = w.dims;
-  out.values.resize(w.values.size());
   out.scales.resize(static_cast<size_t>(channels));
   out.factors.assign(static_cast<size_t>(channels), 1);
   // Element i belongs to channel (i / inner) % channels.
@@ -160,25 +159,28 @@ SymmetricWeights ConvertWeights(const Node& node, const TensorData& w, const Ten
         else g = std::gcd(g, static_cast<int64_t>(std::fabs(b)));
       }
       if (g <= 1 || *lo / g < -128 || *hi / g > 127) {
-        const double zp =
-            zero_point == nullptr ? 0 : zero_point->values[zero_point->values.size() == 1 ? 0 : c];
-        Refuse(node, "weights '" + w.name + "', output channel " + std::to_string(c) +
-                         ": with the zero point " + golden::FormatReal(zp) + " (" +
-                         DataTypeName(w.data_type) + ") the centred weights w - zero_point span [" +
-                         std::to_string(*lo) + ", " + std::to_string(*hi) +
-                         "], outside int8 [-128, 127]; the device's weights are symmetric int8: "
-                         "quantize the weights symmetrically (int8, zero point 0, or uint8 with "
-                         "zero point 128)");
+        g = 1;  // no common factor: the weights are split (below)
+        out.pieces = std::max({out.pieces, static_cast<int>((*hi + 126) / 127),
+                               static_cast<int>((-*lo + 127) / 128)});
       }
     }
     out.factors[c] = g;
     out.scales[c] = s * static_cast<double>(g);
     if (bias != nullptr) (*bias)[c] /= static_cast<double>(g);
   }
+  // Piece j of a centred value v (P pieces): floor(v / P), plus 1 for the first v mod P pieces;
+  // they sum to v and lie in int8 since -128 P <= v <= 127 P.
+  const size_t count = w.values.size();
+  out.values.resize(count * static_cast<size_t>(out.pieces));
   std::vector<size_t> next(static_cast<size_t>(channels), 0);
-  for (size_t i = 0; i < w.values.size(); ++i) {
+  for (size_t i = 0; i < count; ++i) {
     const auto c = static_cast<size_t>((static_cast<int64_t>(i) / inner) % channels);
-    out.values[i] = static_cast<int8_t>(centred[c][next[c]++] / out.factors[c]);
+    const int64_t v = centred[c][next[c]++] / out.factors[c];
+    const int64_t p = out.pieces;
+    const int64_t q = v >= 0 ? v / p : -((-v + p - 1) / p);
+    for (int64_t j = 0; j < p; ++j) {
+      out.values[static_cast<size_t>(j) * count + i] = static_cast<int8_t>(q + (j < v - q * p));
+    }
   }
   return out;
 }
@@ -263,6 +265,15 @@ golden::Tensor<int8_t> Transpose4d(const std::vector<int64_t>& dims,
               a * strides[perm[0]] + b * strides[perm[1]] + c * strides[perm[2]] +
               d * strides[perm[3]])];
   return out;
+}
+
+SymmetricWeights Piece(const SymmetricWeights& w, int j) {
+  SymmetricWeights piece = w;
+  const size_t count = w.values.size() / static_cast<size_t>(w.pieces);
+  piece.values.assign(w.values.begin() + static_cast<std::ptrdiff_t>(j * count),
+                      w.values.begin() + static_cast<std::ptrdiff_t>((j + 1) * count));
+  piece.pieces = 1;
+  return piece;
 }
 
 golden::Tensor<int8_t> OihwToHwio(const SymmetricWeights& w) {

@@ -48,7 +48,10 @@ Quant TensorQuant(const Node& node, const TensorData& scale, const TensorData* z
 // Weights with zero points made symmetric int8, in their ONNX layout.
 struct SymmetricWeights {
   std::vector<int64_t> dims;
+  // `pieces` blocks of the dims' element count: block j holds part j of each centred weight
+  // (the parts sum to it). One block unless the centred weights leave int8.
   std::vector<int8_t> values;
+  int pieces = 1;
   // Per output channel: the real value of one step (weight scale x the common factor the
   // channel was divided by, see ConvertWeights).
   std::vector<double> scales;
@@ -58,7 +61,9 @@ struct SymmetricWeights {
 // Converts weights `w` (uint8 or int8) with `scale` and `zero_point` (one element, or one per
 // output channel along `axis`) to w - zero_point in int8. A channel whose centred values leave
 // int8 but share a common factor g (with its bias, `bias` in accumulator steps, may be null) is
-// stored divided by g, g moving into its scale (exact); otherwise refused.
+// stored divided by g, g moving into its scale (exact). Otherwise the weights are split into
+// P = 2 or 3 int8 parts that sum to the centred values (exact: the layer reads its input P
+// times, see Importer::EmitCopies).
 SymmetricWeights ConvertWeights(const Node& node, const TensorData& w, const TensorData& scale,
                                 const TensorData* zero_point, int axis,
                                 std::vector<double>* bias);
@@ -76,6 +81,8 @@ int64_t WindowOutput(int64_t n, int64_t k, int64_t s, const std::string& padding
 // NHWC is {0, 2, 3, 1}).
 golden::Tensor<int8_t> Transpose4d(const std::vector<int64_t>& dims,
                                    const std::vector<int8_t>& values, const int (&perm)[4]);
+// Part j of split weights (one block).
+SymmetricWeights Piece(const SymmetricWeights& w, int j);
 // OIHW (Cout, Cin, KH, KW) -> HWIO (KH, KW, Cin, Cout).
 golden::Tensor<int8_t> OihwToHwio(const SymmetricWeights& w);
 // Dense weights (K, N) from ONNX's B: (K, N) as is, or (N, K) when trans_b, transposed; with

@@ -6,6 +6,8 @@ are committed, the tests never run Python. Needs python3-onnx and NumPy (Debian 
                     int32 bias, SAME pads) -> Relu -> MaxPool 2x2 -> Flatten -> Gemm (QDQ,
                     transB = 1, per-channel) -> DequantizeLinear: every layout change the importer
                     makes (NCHW -> NHWC, OIHW -> HWIO, the C,H,W rows of the dense weights).
+  qdq_conv_asym.onnx  int8 input -> QDQ Conv (stride 2, SAME_UPPER) whose int8 weights have
+                    per-channel zero points 100, -90, 0: centred weights outside int8, split.
   qlinear_mlp.onnx  uint8 input -> QLinearMatMul (uint8 weights, zero point 128) -> Clip ->
                     QLinearMatMul (int8 weights, per-column scales): uint8 -> int8, QLinear.
 Each comes with <name>_input.npy (the network's int8 NHWC input) and <name>_expected.npy (the
@@ -146,11 +148,43 @@ def qlinear_mlp(rng):
     save(model, "qlinear_mlp", a - 128, y)
 
 
+def qdq_conv_asym(rng):
+    """A QDQ Conv whose int8 weights have per-channel zero points far from 0: the centred
+    weights w - zp reach beyond int8, so the importer splits them (the input read twice)."""
+    sx, zx = 0.05, 10
+    w = rng.integers(-128, 128, size=(3, 2, 3, 3)).astype(np.int8)
+    wz = np.array([100, -90, 0], dtype=np.int8)
+    ws = np.array([0.003, 0.002, 0.004], dtype=np.float32)
+    sy, zy = 0.04, -6
+    nodes = [
+        helper.make_node("DequantizeLinear", ["x", "sx", "zx"], ["xd"], name="dq_in"),
+        helper.make_node("DequantizeLinear", ["w", "ws", "wz"], ["wd"], name="dq_w", axis=0),
+        helper.make_node("Conv", ["xd", "wd"], ["c"], name="conv", kernel_shape=[3, 3],
+                         strides=[2, 2], auto_pad="SAME_UPPER"),
+        helper.make_node("QuantizeLinear", ["c", "sy", "zy"], ["y"], name="q_out"),
+    ]
+    inits = [init("sx", sx, np.float32), init("zx", zx, np.int8), init("w", w), init("ws", ws),
+             init("wz", wz), init("sy", sy, np.float32), init("zy", zy, np.int8)]
+    graph = helper.make_graph(
+        nodes, "qdq_conv_asym",
+        [helper.make_tensor_value_info("x", TensorProto.INT8, [1, 2, 7, 7])],
+        [helper.make_tensor_value_info("y", TensorProto.INT8, [1, 3, 4, 4])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    x = rng.integers(-128, 128, size=(1, 2, 7, 7))
+    xd = (x - zx) * np.float32(sx)
+    wd = (w.astype(np.int64) - wz.reshape(3, 1, 1, 1)) * ws.reshape(3, 1, 1, 1)
+    # SAME with stride 2 on 7: 4 outputs, total padding 2 (1 before, 1 after); padded values 0.
+    full = conv_nchw(xd, wd, np.zeros(3), 1)
+    save(model, "qdq_conv_asym", x.transpose(0, 2, 3, 1),
+         quantize(full[:, :, ::2, ::2], sy, zy).transpose(0, 2, 3, 1))
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     rng = np.random.default_rng(15)
     qdq_cnn(rng)
     qlinear_mlp(rng)
+    qdq_conv_asym(rng)
 
 
 if __name__ == "__main__":

@@ -53,7 +53,7 @@ struct Case {
 
 const Case kCases[] = {
     {"test_qlinearconv", true, "1 LSB"},
-    {"test_qlinearmatmul_2D", false, "outside int8"},  // weight zero point 114 (uint8)
+    {"test_qlinearmatmul_2D", true, "1 LSB"},  // weight zero point 114: weights split in 2
     {"test_qlinearmatmul_3D", false, "4-D NCHW (conv, pool) or 2-D"},
     {"test_maxpool_1d_default", false, "4-D NCHW (conv, pool) or 2-D"},
     {"test_maxpool_2d_ceil", false, "ceil_mode = 1"},

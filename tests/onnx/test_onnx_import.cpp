@@ -17,6 +17,7 @@
 #include "npy/npy.h"
 #include "npy/scratch_dir.h"
 #include "onnx/onnx_import.h"
+#include "onnx/onnx_import_ops.h"
 #include "onnx/onnx_model.h"
 #include "onnx/onnx_write.h"
 
@@ -107,6 +108,35 @@ TEST(OnnxImport, QLinearMlpMapsUint8Exactly) {
   std::cout << "qlinear_mlp: " << differ << " of 12 outputs differ by 1 LSB\n";
 }
 
+// Per-channel int8 zero points 100, -90, 0 put the centred weights outside int8: the conv reads
+// its input twice (a 1x1 conv2d with identity blocks, scale 1) and its weights are split into two
+// int8 parts; exact, so the result matches ONNX's as closely as any other conv.
+TEST(OnnxImport, AsymmetricWeightsAreSplitExactly) {
+  ScratchDir dir;
+  network::Network net;
+  const int differ = GoldenDiffers(Load("qdq_conv_asym.onnx"), "qdq_conv_asym", dir, &net);
+  ASSERT_EQ(net.layers.size(), 2u);
+  EXPECT_EQ(net.layers[0].name, "conv_copies");
+  EXPECT_EQ(net.layers[0].output_shape, (std::vector<int64_t>{1, 7, 7, 4}));
+  EXPECT_EQ(net.layers[1].input_zero_point, 10);
+  EXPECT_EQ(differ, 0);
+  // The parts of uint8 weights 255, 2, 0 with zero point 0 (no common factor; 255 needs three
+  // int8 parts), block by block.
+  TensorData w, scale, zp;
+  w.name = "w";
+  w.data_type = zp.data_type = kUint8;
+  w.dims = {3, 1};
+  w.values = {255, 2, 0};
+  scale.values = {0.5};
+  zp.values = {0};
+  Node node;
+  node.name = "n";
+  node.op_type = "MatMul";
+  const SymmetricWeights sw = ConvertWeights(node, w, scale, &zp, 1, nullptr);
+  ASSERT_EQ(sw.pieces, 3);
+  EXPECT_EQ(sw.values, (std::vector<int8_t>{85, 1, 0, 85, 1, 0, 85, 0, 0}));
+}
+
 // Each mutation of a model the importer takes makes it refuse, naming the node, its op type and
 // the attribute or input, and what would work.
 TEST(OnnxImport, RefusesWhatTheDeviceCannotRunNamingTheNode) {
@@ -143,12 +173,12 @@ TEST(OnnxImport, RefusesWhatTheDeviceCannotRunNamingTheNode) {
          FindNode(m, "pool1").attributes[0].ints = {3, 3};  // 3x3 stride 2 on 6: pads 0 + 1
        },
        {"node 'pool1' (MaxPool)", "SAME_LOWER", "SAME_UPPER"}},
-      {"weight zero point", "qlinear_mlp.onnx",
+      {"float weights", "qlinear_mlp.onnx",
        [](Model& m) {
          for (auto& t : m.graph.initializers)
-           if (t.name == "wz1") t.values = {0};
+           if (t.name == "w1") t.data_type = kFloat;
        },
-       {"node 'fc1' (QLinearMatMul)", "zero point 0 (uint8)", "outside int8", "symmetric"}},
+       {"node 'fc1' (QLinearMatMul)", "weights 'w1' are float", "int8"}},
       {"per-channel activation scale", "qlinear_mlp.onnx",
        [](Model& m) {
          for (auto& t : m.graph.initializers)

@@ -232,7 +232,8 @@ TEST_P(Mutation, BitFlipsAreRejectedOrHarmless) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, Mutation,
-                         ::testing::Values("qdq_cnn.onnx", "qlinear_mlp.onnx"),
+                         ::testing::Values("qdq_cnn.onnx", "qlinear_mlp.onnx",
+                                           "qdq_conv_asym.onnx"),
                          [](const auto& info) {
                            return info.param.substr(0, info.param.find('.'));
                          });
