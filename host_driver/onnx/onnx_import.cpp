@@ -22,11 +22,12 @@ using json = nlohmann::ordered_json;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// A float operation on the real view that keeps the quantization (pool, clamp, flatten).
+// An operation that keeps the quantization (pool, clamp, flatten): a layer ready to write, or a
+// clamp at real bounds that the quantization places.
 struct PendingOp {
-  enum Kind { kPool, kClamp, kFlatten } kind = kClamp;
+  enum Kind { kLayer, kClamp } kind = kClamp;
   const Node* node = nullptr;
-  json layer;                    // kPool
+  json layer;                    // kLayer
   double lo = -kInf, hi = kInf;  // kClamp: real bounds
 };
 
@@ -91,6 +92,7 @@ class Importer {
   std::string AddFile(const std::string& layer, const std::string& what, bool int8,
                       golden::Tensor<int8_t> i8, golden::Tensor<int32_t> i32);
   void EmitPending(const PendingOp& op, const Quant& q);
+  void Keep(const Node& node, Value v, bool now, PendingOp op);
   void FlushPending(const Node& node, Value& real);
   Value Quantize(const Node& node, Value& real, const Quant& q);
   void EmitClamp(const Node& node, double lo, double hi, const Quant& q);
@@ -293,10 +295,22 @@ void Importer::EmitClamp(const Node& node, double lo, double hi, const Quant& q)
   Emit(layer, node, NodeWhere(node));
 }
 
+// An operation that keeps the quantization on `v`: written now (on a quantized tensor), or
+// pending on the real view until a QuantizeLinear.
+void Importer::Keep(const Node& node, Value v, bool now, PendingOp op) {
+  op.node = &node;
+  if (now) {
+    EmitPending(op, v.quant);
+    v.serial = serial_;
+  } else {
+    v.pending.push_back(std::move(op));
+  }
+  Define(node, v);
+}
+
 void Importer::EmitPending(const PendingOp& op, const Quant& q) {
   switch (op.kind) {
-    case PendingOp::kPool: Emit(op.layer, *op.node, NodeWhere(*op.node)); break;
-    case PendingOp::kFlatten: Emit({{"type", "flatten"}}, *op.node, NodeWhere(*op.node)); break;
+    case PendingOp::kLayer: Emit(op.layer, *op.node, NodeWhere(*op.node)); break;
     case PendingOp::kClamp: EmitClamp(*op.node, op.lo, op.hi, q); break;
   }
 }
@@ -734,17 +748,10 @@ void Importer::Pool(const Node& node) {
   Value v = head;
   v.consumer.clear();
   v.shape = shape;
-  if (head.kind == Value::kDevice) {
-    Emit(layer, node, NodeWhere(node));
-    v.serial = serial_;
-  } else {
-    PendingOp op;
-    op.kind = PendingOp::kPool;
-    op.node = &node;
-    op.layer = layer;
-    v.pending.push_back(op);
-  }
-  Define(node, v);
+  PendingOp op;
+  op.kind = PendingOp::kLayer;
+  op.layer = layer;
+  Keep(node, v, head.kind == Value::kDevice, op);
 }
 
 void Importer::ClampNode(const Node& node) {
@@ -770,29 +777,20 @@ void Importer::ClampNode(const Node& node) {
   Value& head = Head(node, 0, in.kind == Value::kReal ? Value::kReal : Value::kDevice);
   Value v = head;
   v.consumer.clear();
-  if (head.kind == Value::kDevice) {
-    // On int8 values (Relu and Clip on int8/uint8 tensors): the bounds are integers.
-    Quant raw = head.quant;
-    if (node.op_type == "Relu") {
-      if (!raw.known) raw.zero_point = head.uint8 ? -128 : 0;
-      EmitClamp(node, 0, kInf, raw);
-    } else {
-      const int32_t offset = head.uint8 ? -128 : 0;
-      const int32_t qlo = std::isinf(lo) ? -128 : std::clamp<int32_t>(int32_t(lo) + offset, -128, 127);
-      const int32_t qhi = std::isinf(hi) ? 127 : std::clamp<int32_t>(int32_t(hi) + offset, -128, 127);
-      Emit({{"type", "activation"}, {"function", "clamp"}, {"min", qlo}, {"max", qhi}}, node,
-           NodeWhere(node));
-    }
-    v.serial = serial_;
-  } else {
-    PendingOp op;
-    op.kind = PendingOp::kClamp;
-    op.node = &node;
-    op.lo = lo;
-    op.hi = hi;
-    v.pending.push_back(op);
+  PendingOp op;
+  op.lo = lo;
+  op.hi = hi;
+  if (head.kind == Value::kDevice && node.op_type == "Clip") {
+    // Clip on int8/uint8 values: its bounds are integers of the tensor's type.
+    const int32_t offset = head.uint8 ? -128 : 0;
+    auto bound = [&](double b, int32_t inf) {
+      return std::isinf(b) ? inf : std::clamp<int32_t>(static_cast<int32_t>(b) + offset, -128, 127);
+    };
+    op.kind = PendingOp::kLayer;
+    op.layer = {{"type", "activation"}, {"function", "clamp"}, {"min", bound(lo, -128)},
+                {"max", bound(hi, 127)}};
   }
-  Define(node, v);
+  Keep(node, v, head.kind == Value::kDevice, op);
 }
 
 // Flatten (axis 1) and Reshape to (batch, features): a flatten layer (NHWC order; a dense layer
@@ -842,16 +840,10 @@ void Importer::FlattenNode(const Node& node) {
   } else {
     Refuse(node, "input of shape " + ShapeText(head.shape) + ": expected 4-D NCHW or 2-D");
   }
-  if (head.kind == Value::kDevice) {
-    Emit({{"type", "flatten"}}, node, NodeWhere(node));
-    v.serial = serial_;
-  } else {
-    PendingOp op;
-    op.kind = PendingOp::kFlatten;
-    op.node = &node;
-    v.pending.push_back(op);
-  }
-  Define(node, v);
+  PendingOp op;
+  op.kind = PendingOp::kLayer;
+  op.layer = {{"type", "flatten"}};
+  Keep(node, v, head.kind == Value::kDevice, op);
 }
 
 void Importer::Visit(const Node& node) {
@@ -988,6 +980,7 @@ ImportedNetwork Importer::Run() {
     case kUint8: case kInt8:
       in.kind = Value::kDevice;
       in.uint8 = input->elem_type == kUint8;
+      in.quant.zero_point = in.uint8 ? -128 : 0;  // until a node gives the quantization
       input_uint8_ = in.uint8;
       break;
     default:
