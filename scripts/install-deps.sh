@@ -10,6 +10,7 @@ packages=(
   libgtest-dev libcli11-dev                           # tests and the `tpu` command line
   nlohmann-json3-dev                                  # network descriptions (tpu run NET.json)
   python3-numpy                                       # .npy files checked against numpy
+  libonnx-testdata                                    # ONNX's node tests (tpu import conformance)
   yosys iverilog nextpnr-ice40 fpga-icestorm          # synthesis, second simulator, iCE40
   gtkwave                                             # waveform viewer and fst2vcd
 )

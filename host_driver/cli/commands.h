@@ -46,6 +46,10 @@ CommandRunner AddInfoCommand(CLI::App& app, DeviceBuiltQuery built = nullptr,
 // `tpu run NET.json`: a network layer by layer (host_driver/network, docs/networks.md).
 CommandRunner AddRunCommand(CLI::App& app, BackendFactory make_backend = MakeBackend);
 
+// `tpu import MODEL.onnx --output NET.json [--force]`: an int8 ONNX model converted to a
+// network (host_driver/onnx, docs/onnx_import.md).
+CommandRunner AddImportCommand(CLI::App& app);
+
 }  // namespace tpu::cli
 
 #endif  // TPU_HOST_DRIVER_CLI_COMMANDS_H_

@@ -77,6 +77,7 @@ int main(int argc, char** argv) {
       app, [](const tpu::devices::DeviceConfig& device) { return tpu::tb::IsBuilt(device); },
       /*has_model=*/true));
   add(tpu::cli::AddRunCommand(app, MakeBackend));
+  add(tpu::cli::AddImportCommand(app));
 
   try {
     app.parse(argc, argv);

@@ -700,7 +700,8 @@ TEST(TpuCli, HelpAndUsage) {
   ScratchDir dir;
   TpuRun run = RunTpu("--help", dir);
   EXPECT_EQ(run.status, 0);
-  for (const char* command : {"dense", "conv2d", "pool", "activation", "gemm", "info", "run"}) {
+  for (const char* command : {"dense", "conv2d", "pool", "activation", "gemm", "info", "run",
+                              "import"}) {
     EXPECT_NE(run.out.find(command), std::string::npos) << run.out;
   }
   run = RunTpu("", dir);

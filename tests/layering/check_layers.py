@@ -33,7 +33,9 @@ LAYERS = {
                             "host_driver/regs", "host_driver/golden"],
     "host_driver/network": ["host_driver/runtime", "host_driver/compiler", "host_driver/isa",
                             "host_driver/golden", "host_driver/npy"],
-    "host_driver/cli": ["host_driver/network", "host_driver/runtime", "host_driver/compiler",
+    # ONNX models read and mapped to the network format (its structures are JSON and .npy).
+    "host_driver/onnx": ["host_driver/golden", "host_driver/npy"],
+    "host_driver/cli": ["host_driver/onnx", "host_driver/network", "host_driver/runtime", "host_driver/compiler",
                         "host_driver/device", "host_driver/devices", "host_driver/isa",
                         "host_driver/regs", "host_driver/golden", "host_driver/npy"],
     # The simulation tree: below the driver's seam, never the driver's upper layers or the
