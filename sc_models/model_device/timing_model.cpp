@@ -25,6 +25,7 @@ constexpr int64_t kDecodeCycles = 2;      // ring beat -> decode register -> dis
 constexpr int64_t kUbReadCycles = 2;      // UB read request -> row offered to the MXU
 constexpr int64_t kMxuExtraCycles = 2;    // MXU 2N latency + accumulator write -> tokens
 constexpr int64_t kWfifoCycles = 2;       // DRAM beat -> row at the FIFO's head
+constexpr int64_t kTileSwitchCycles = 2;  // tile switch: last row after the bank drained
 constexpr int64_t kDramLatency = 20;      // sys::SystemConfig::dram_latency_cycles
 constexpr int64_t kActCycles = 16;        // ACTIVATE: parameter rows, pipeline fill and drain
 constexpr int64_t kPoolCycles = 4;        // pooling's extra pipeline stages
@@ -53,19 +54,6 @@ uint8_t WaitOf(const isa::Instr& in) {
           return 0;
         } else {
           return x.wait;
-        }
-      },
-      in);
-}
-
-uint8_t SignalOf(const isa::Instr& in) {
-  return std::visit(
-      [](const auto& x) -> uint8_t {
-        if constexpr (std::is_same_v<std::decay_t<decltype(x)>, isa::Nop> ||
-                      std::is_same_v<std::decay_t<decltype(x)>, isa::Halt>) {
-          return 0;
-        } else {
-          return x.signal;
         }
       },
       in);
@@ -392,13 +380,15 @@ void Replay::MxuLoad() {
     int64_t start = static_cast<int64_t>(first_row);
     if (k > 0) start = std::max(start, last_beat_[k - 1] + 1);
     int64_t last = std::max(start + n_ - 1, static_cast<int64_t>(last_row));
-    if (k > 0) last = std::max(last, flip_[k - 1] + n_ - 1);
+    if (k > 0) last = std::max(last, flip_[k - 1] + n_ - 1 + kTileSwitchCycles);
     last_beat_.push_back(last);
   }
 }
 
 bool Replay::StartMatmul(Unit& unit, const isa::Matmul& mm, int64_t t) {
-  int64_t first = std::max(t + kUbReadCycles, next_row_);
+  // Rows are offered from the grant on (a wait for a tile not yet requested is a weight stall
+  // too); taking wait tokens costs the unit one cycle between instructions.
+  int64_t first = std::max(unit.held_since + kUbReadCycles, next_row_ + (mm.wait != 0 ? 1 : 0));
   const size_t j = matmul_done_.size();
   if (j >= static_cast<size_t>(comp_depth_)) {
     first = std::max(first, matmul_done_[j - static_cast<size_t>(comp_depth_)] + 1);

@@ -85,6 +85,8 @@ std::vector<int64_t> LongSeeds() {
   return seeds;
 }
 
+std::string ShapeText(const std::vector<int64_t>& shape) { return golden::ShapeToString(shape); }
+
 // Index `flat` of a row-major tensor of `shape` as "(i, j, ...)".
 std::string IndexText(const std::vector<int64_t>& shape, size_t flat) {
   std::vector<int64_t> index(shape.size());
