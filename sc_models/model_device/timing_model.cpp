@@ -9,6 +9,7 @@
 #include <variant>
 #include <vector>
 
+#include "isa/instr.h"
 #include "sc_models/model_device/timing_link.h"
 
 namespace tpu::sc {
@@ -44,19 +45,6 @@ int UnitOf(const isa::Instr& in) {
   if (std::holds_alternative<isa::Matmul>(in)) return kMatrix;
   if (std::holds_alternative<isa::Activate>(in)) return kAct;
   return -1;
-}
-
-uint8_t WaitOf(const isa::Instr& in) {
-  return std::visit(
-      [](const auto& x) -> uint8_t {
-        if constexpr (std::is_same_v<std::decay_t<decltype(x)>, isa::Nop> ||
-                      std::is_same_v<std::decay_t<decltype(x)>, isa::Halt>) {
-          return 0;
-        } else {
-          return x.wait;
-        }
-      },
-      in);
 }
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -270,7 +258,7 @@ bool Replay::StepUnit(int u, int64_t t) {
   if (unit.held < 0) return changed;
   const isa::Instr& in = program_[static_cast<size_t>(unit.held)];
   if (!unit.granted) {
-    if (!TakeTokens(WaitOf(in))) return changed;
+    if (!TakeTokens(isa::WaitTokens(in))) return changed;
     unit.granted = true;
     if (t > unit.held_since) dep_waits_.emplace_back(unit.held_since, t);
     unit.held_since = t;
