@@ -27,6 +27,10 @@ constexpr int64_t kUbReadCycles = 2;      // UB read request -> row offered to t
 constexpr int64_t kMxuExtraCycles = 2;    // MXU 2N latency + accumulator write -> tokens
 constexpr int64_t kWfifoCycles = 2;       // DRAM beat -> row at the FIFO's head
 constexpr int64_t kTileSwitchCycles = 2;  // tile switch: last row after the bank drained
+// FIFO room freed by a tile's last row -> the weight unit's next tile request: the FIFO's
+// registered row count and the request path. Fitted to the batch-1 dense layers at N = 8, where
+// this loop bounds the tile rate (docs/model_calibration.md).
+constexpr int64_t kFifoRoomCycles = 20;
 constexpr int64_t kDramLatency = 20;      // sys::SystemConfig::dram_latency_cycles
 constexpr int64_t kActCycles = 16;        // ACTIVATE: parameter rows, pipeline fill and drain
 constexpr int64_t kPoolCycles = 4;        // pooling's extra pipeline stages
@@ -339,7 +343,7 @@ bool Replay::StartWeights(Unit& unit, const isa::ReadWeights& rw, int64_t t) {
     if (k >= static_cast<size_t>(kFifoTiles)) {
       const size_t old = k - kFifoTiles;
       if (old >= last_beat_.size()) return false;  // not yet loaded into the MXU
-      at = std::max(at, last_beat_[old] + 1);
+      at = std::max(at, last_beat_[old] + 1 + kFifoRoomCycles);
     }
     if (at > t) {
       Wake(at, t);
