@@ -212,7 +212,9 @@ int main(int argc, char** argv) {
     const devices::DeviceConfig* device = devices::FindDevice(device_name);
     if (device == nullptr) {
       std::cerr << "bench_calibration: --device " << device_name
-                << ": not a configuration of isa/devices.json\n";
+                << ": not a configuration of isa/devices.json; use one of:";
+      for (const devices::DeviceConfig& d : devices::kDevices) std::cerr << " " << d.name;
+      std::cerr << "\n";
       return 2;
     }
     const device::PcieLink link = device::ParsePcieLink(pcie);
