@@ -110,4 +110,28 @@ std::string FormatFieldValue(const FieldInfo& field, int64_t value) {
   return std::to_string(value);
 }
 
+namespace {
+
+struct TokenMasks {
+  uint8_t wait = 0, signal = 0;
+};
+
+TokenMasks TokenMasksOf(const Instr& instr) {
+  return std::visit(
+      [](const auto& op) -> TokenMasks {
+        if constexpr (std::is_same_v<std::decay_t<decltype(op)>, Nop> ||
+                      std::is_same_v<std::decay_t<decltype(op)>, Halt>) {
+          return {};
+        } else {
+          return {op.wait, op.signal};
+        }
+      },
+      instr);
+}
+
+}  // namespace
+
+uint8_t WaitTokens(const Instr& instr) { return TokenMasksOf(instr).wait; }
+uint8_t SignalTokens(const Instr& instr) { return TokenMasksOf(instr).signal; }
+
 }  // namespace tpu::isa

@@ -26,6 +26,10 @@ const InstrInfo& InfoOf(const Instr& instr);
 // flags 0/1, signed fields as signed values); unused trailing entries are 0.
 FieldValues ValuesOf(const Instr& instr);
 
+// The instruction's wait and signal token masks (0 for NOP and HALT, which have none).
+uint8_t WaitTokens(const Instr& instr);
+uint8_t SignalTokens(const Instr& instr);
+
 // "UB_RANGE"; "ERROR_<n>" for a value with no name.
 std::string ErrorName(Error error);
 const char* ErrorDoc(Error error);

@@ -27,32 +27,6 @@ struct Node {
   std::vector<Access> accesses;
 };
 
-uint8_t WaitMask(const isa::Instr& instr) {
-  return std::visit(
-      [](const auto& op) -> uint8_t {
-        if constexpr (std::is_same_v<std::decay_t<decltype(op)>, isa::Nop> ||
-                      std::is_same_v<std::decay_t<decltype(op)>, isa::Halt>) {
-          return 0;
-        } else {
-          return op.wait;
-        }
-      },
-      instr);
-}
-
-uint8_t SignalMask(const isa::Instr& instr) {
-  return std::visit(
-      [](const auto& op) -> uint8_t {
-        if constexpr (std::is_same_v<std::decay_t<decltype(op)>, isa::Nop> ||
-                      std::is_same_v<std::decay_t<decltype(op)>, isa::Halt>) {
-          return 0;
-        } else {
-          return op.signal;
-        }
-      },
-      instr);
-}
-
 std::string RangeText(const Access& a) {
   return std::string(MemoryName(a.memory)) + " [" + std::to_string(a.begin) + ", " +
          std::to_string(a.end) + ")";
@@ -73,7 +47,7 @@ std::optional<UnorderedAccess> FindUnorderedAccess(const std::vector<isa::Instr>
   // Signals of each token by each unit in the whole checked part.
   std::array<std::array<int64_t, kUnits>, isa::kNumTokens> total_signals{};
   for (std::size_t i = 0; i < size; ++i) {
-    const uint8_t signal = SignalMask(program[i]);
+    const uint8_t signal = isa::SignalTokens(program[i]);
     const int unit = static_cast<int>(isa::InfoOf(program[i]).unit);
     for (int t = 0; t < isa::kNumTokens; ++t) {
       if (((signal >> t) & 1) != 0) ++total_signals[t][unit];
@@ -98,7 +72,7 @@ std::optional<UnorderedAccess> FindUnorderedAccess(const std::vector<isa::Instr>
     const int64_t prev = last[node.unit];
     if (prev != 0) Join(node.start, nodes[prev - 1].start);
 
-    const uint8_t wait = WaitMask(instr);
+    const uint8_t wait = isa::WaitTokens(instr);
     for (int t = 0; t < isa::kNumTokens; ++t) {
       if (((wait >> t) & 1) == 0) continue;
       const int64_t j = ++waits[t][node.unit];
@@ -123,7 +97,7 @@ std::optional<UnorderedAccess> FindUnorderedAccess(const std::vector<isa::Instr>
     node.end[node.unit] = node.seq;
     if (std::holds_alternative<isa::Sync>(instr)) barrier = node.end;
 
-    const uint8_t signal = SignalMask(instr);
+    const uint8_t signal = isa::SignalTokens(instr);
     for (int t = 0; t < isa::kNumTokens; ++t) {
       if (((signal >> t) & 1) != 0) signals[t][node.unit].push_back(static_cast<int64_t>(i));
     }

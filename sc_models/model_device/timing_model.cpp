@@ -1,41 +1,478 @@
-// TEMPORARY stand-in for the timing model (timing_model.h), so that the model device builds and
-// its tests run before the timing model lands: it is replaced by the real one at merge. It
-// counts one cycle per MXU row, per activated row and per weight row, plus the DMA bytes at the
-// link's raw rate, all in sequence; no overlap, no stalls.
 #include "sc_models/model_device/timing_model.h"
 
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <limits>
+#include <type_traits>
 #include <variant>
+#include <vector>
+
+#include "isa/instr.h"
+#include "sc_models/model_device/timing_link.h"
 
 namespace tpu::sc {
+namespace {
+
+constexpr int64_t kNever = std::numeric_limits<int64_t>::max() / 4;
+
+// The controller (docs/controller.md): per-unit queues of 4 instructions, the weight FIFO's
+// tiles, the MATMULs in flight between their last request and their last result.
+constexpr size_t kQueueDepth = 4;
+constexpr int64_t kFifoTiles = isa::kWeightFifoTiles;
+// Cycles of fixed latency, read off the RTL and checked against it (docs/model_calibration.md).
+constexpr int64_t kDecodeCycles = 2;      // ring beat -> decode register -> dispatcher
+constexpr int64_t kUbReadCycles = 2;      // UB read request -> row offered to the MXU
+constexpr int64_t kMxuExtraCycles = 2;    // MXU 2N latency + accumulator write -> tokens
+constexpr int64_t kWfifoCycles = 2;       // DRAM beat -> row at the FIFO's head
+constexpr int64_t kTileSwitchCycles = 2;  // tile switch: last row after the bank drained
+// FIFO room freed by a tile's last row -> the weight unit's next tile request: the FIFO's
+// registered row count and the request path. Fitted to the batch-1 dense layers at N = 8, where
+// this loop bounds the tile rate (docs/model_calibration.md).
+constexpr int64_t kFifoRoomCycles = 20;
+constexpr int64_t kDramLatency = 20;      // sys::SystemConfig::dram_latency_cycles
+constexpr int64_t kActCycles = 16;        // ACTIVATE: parameter rows, pipeline fill and drain
+constexpr int64_t kPoolCycles = 4;        // pooling's extra pipeline stages
+constexpr int64_t kDmaCycles = 4;         // a DMA instruction's own start and finish
+constexpr int64_t kWriteIdleGap = 4;      // write engine: a run is sent after 4 idle cycles
+constexpr int64_t kWriteFifoBytes = 512;  // write engine data FIFO (32 beats of 16 bytes)
+constexpr int64_t kHaltCycles = 2;        // all idle -> done
+
+enum UnitIndex { kDma = 0, kWeights = 1, kMatrix = 2, kAct = 3, kUnits = 4 };
+
+int UnitOf(const isa::Instr& in) {
+  if (std::holds_alternative<isa::ReadHost>(in) || std::holds_alternative<isa::WriteHost>(in)) {
+    return kDma;
+  }
+  if (std::holds_alternative<isa::ReadWeights>(in)) return kWeights;
+  if (std::holds_alternative<isa::Matmul>(in)) return kMatrix;
+  if (std::holds_alternative<isa::Activate>(in)) return kAct;
+  return -1;
+}
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// The program replayed on the controller's units in time: a discrete-event simulation that
+// advances from one time at which something can change to the next.
+class Replay {
+ public:
+  Replay(const devices::DeviceConfig& device, const HostTiming& host,
+         const std::vector<isa::Instr>& program)
+      : n_(device.limits.n),
+        host_(host),
+        program_(program),
+        ring_slots_(std::max<int64_t>(2, device.ring_slots)),
+        comp_depth_(std::max<int64_t>(4, device.limits.n / 4)),
+        rows_per_beat_(static_cast<double>(device.dram_width_bits) / (8.0 * device.limits.n)),
+        beats_per_tile_(std::max<int64_t>(
+            1, device.limits.n * device.limits.n * 8 / device.dram_width_bits)),
+        arrival_(program.size(), kNever) {}
+
+  TimingEstimate Run();
+
+ private:
+  struct Unit {
+    std::deque<std::pair<size_t, int64_t>> queue;  // instruction, time it entered
+    int64_t held = -1;                              // instruction in the register
+    int64_t held_since = 0;
+    bool granted = false;
+    int64_t free_at = 0;   // the register may take the next instruction from then
+    int64_t busy_until = 0;  // last completion of what it started
+    // Weight unit: the next tile of the held READ_WEIGHTS.
+    int64_t tile = 0;
+  };
+
+  // Instruction fetch: the ring's bursts of slot reads (docs/host_if.md section 5).
+  void RingFetch(int64_t t);
+  bool Dispatch(int64_t t);
+  bool StepUnit(int u, int64_t t);
+  // Starts the held, granted instruction of unit u at t; false if it must wait (a weight tile
+  // not yet known).
+  bool Start(int u, int64_t t);
+  bool StartWeights(Unit& unit, const isa::ReadWeights& rw, int64_t t);
+  bool StartMatmul(Unit& unit, const isa::Matmul& mm, int64_t t);
+  void StartReadHost(Unit& unit, const isa::ReadHost& rh, int64_t t);
+  void StartWriteHost(Unit& unit, const isa::WriteHost& wh, int64_t t);
+  void StartActivate(Unit& unit, const isa::Activate& a, int64_t t);
+  void MxuLoad();
+  void Give(uint8_t mask, int64_t t);
+  bool TakeTokens(uint8_t mask);
+  bool Idle(int u, int64_t t) const;
+  void Wake(int64_t at, int64_t t) {
+    if (at > t) wake_ = std::min(wake_, at);
+  }
+  void Complete(Unit& unit, int64_t end, uint8_t signal) {
+    unit.busy_until = std::max(unit.busy_until, end);
+    Give(signal, end);
+    Wake(end + 1, -1);
+  }
+
+  const int64_t n_;
+  const HostTiming host_;
+  const std::vector<isa::Instr>& program_;
+  const int64_t ring_slots_;
+  const int64_t comp_depth_;
+  const double rows_per_beat_;
+  const int64_t beats_per_tile_;
+
+  // Ring.
+  std::vector<int64_t> arrival_;  // instruction i usable by the decoder from then
+  size_t requested_ = 0;          // slots requested so far
+  std::deque<int64_t> ring_mrd_done_;  // last arrival of the ring's MRds (2 tags)
+
+  // Dispatcher.
+  size_t next_ = 0;
+  int64_t last_dispatch_ = -1;
+  int64_t sync_wait_since_ = -1;
+  bool halted_ = false;
+  int64_t done_ = 0;
+
+  std::array<Unit, kUnits> units_;
+  std::array<int, isa::kNumTokens> tokens_{};
+  std::vector<std::pair<int64_t, uint8_t>> gives_;  // (usable from, mask)
+
+  // Weight path: per tile (in FIFO order) its first DRAM beat, the MXU's last beat of it (the
+  // FIFO frees it then; the tile is loaded the cycle after) and the row that switched to it.
+  std::vector<int64_t> first_beat_, last_beat_, flip_;
+  int64_t dram_free_ = 0;
+  int64_t tiles_used_ = 0;
+
+  // Matrix unit: next row slot, completions of the MATMULs (in order).
+  int64_t next_row_ = 0;
+  std::vector<int64_t> matmul_done_;
+  // DMA: the write engine is empty from then (reads wait for it).
+  int64_t write_empty_ = 0;
+
+  int64_t wake_ = kNever;
+  std::vector<std::pair<int64_t, int64_t>> dep_waits_;  // [begin, end) waiting for tokens
+  TimingEstimate e_;
+  uint64_t stall_weights_ = 0, stall_act_in_ = 0, stall_dma_ = 0;
+};
+
+void Replay::RingFetch(int64_t t) {
+  // Slots requested and not yet taken by the decoder; a burst starts when half the buffer is
+  // free or the rest of the program fits.
+  const size_t size = program_.size();
+  if (requested_ >= size) return;
+  const int64_t outstanding = static_cast<int64_t>(requested_) - static_cast<int64_t>(next_);
+  const int64_t free = ring_slots_ - outstanding;
+  const int64_t rest = static_cast<int64_t>(size - requested_);
+  if (free < ring_slots_ / 2 && rest > free) return;
+  const int64_t count = std::min(free, rest);
+  const int64_t slots_per_mrd = std::max<int64_t>(1, host_.max_read_request / 16);
+  const double slot_cycles = 16.0 / host_.read_bytes_per_cycle;
+  int64_t issue = t + 1;  // one slot request per cycle
+  int64_t done = 0;
+  while (done < count) {
+    // An MRd ends at an MRRS boundary of the ring or at the end of the burst.
+    const int64_t slot = static_cast<int64_t>(requested_);
+    const int64_t in_mrd = std::min(count - done, slots_per_mrd - slot % slots_per_mrd);
+    int64_t sent = issue + in_mrd;
+    if (ring_mrd_done_.size() >= 2) {
+      sent = std::max(sent, ring_mrd_done_.front());
+      ring_mrd_done_.pop_front();
+    }
+    const double first = static_cast<double>(sent) + host_.read_latency;
+    int64_t last = sent;
+    for (int64_t k = 0; k < in_mrd; ++k) {
+      last = static_cast<int64_t>(first + slot_cycles * static_cast<double>(k));
+      arrival_[requested_++] = last;
+    }
+    ring_mrd_done_.push_back(last);
+    issue += in_mrd;
+    done += in_mrd;
+  }
+  e_.pcie_bytes_to_device += static_cast<uint64_t>(count) * 16;
+}
+
+void Replay::Give(uint8_t mask, int64_t t) {
+  if (mask != 0) gives_.emplace_back(t + 1, mask);  // takeable the cycle after
+}
+
+bool Replay::TakeTokens(uint8_t mask) {
+  for (int k = 0; k < isa::kNumTokens; ++k) {
+    if ((mask >> k) & 1 && tokens_[k] <= 0) return false;
+  }
+  for (int k = 0; k < isa::kNumTokens; ++k) {
+    if ((mask >> k) & 1) --tokens_[k];
+  }
+  return true;
+}
+
+bool Replay::Idle(int u, int64_t t) const {
+  const Unit& unit = units_[u];
+  return unit.queue.empty() && unit.held < 0 && unit.busy_until < t;
+}
+
+bool Replay::Dispatch(int64_t t) {
+  if (halted_ || next_ >= program_.size()) return false;
+  const int64_t ready = std::max(arrival_[next_] + kDecodeCycles, last_dispatch_ + 1);
+  if (arrival_[next_] >= kNever) return false;
+  if (t < ready) {
+    Wake(ready, t);
+    return false;
+  }
+  const isa::Instr& in = program_[next_];
+  const int u = UnitOf(in);
+  if (std::holds_alternative<isa::Halt>(in)) {
+    for (int k = 0; k < kUnits; ++k) {
+      if (!Idle(k, t)) return false;
+    }
+    halted_ = true;
+    done_ = t + kHaltCycles;
+  } else if (const auto* s = std::get_if<isa::Sync>(&in)) {
+    for (int k = 0; k < kUnits; ++k) {
+      if ((s->units >> k) & 1 && !Idle(k, t)) return false;
+    }
+    if (!TakeTokens(s->wait)) {
+      if (sync_wait_since_ < 0) sync_wait_since_ = t;
+      return false;
+    }
+    if (sync_wait_since_ >= 0) dep_waits_.emplace_back(sync_wait_since_, t);
+    sync_wait_since_ = -1;
+    Give(s->signal, t);
+  } else if (u >= 0) {
+    Unit& unit = units_[u];
+    if (unit.queue.size() >= kQueueDepth) return false;
+    unit.queue.emplace_back(next_, t);
+  }
+  ++next_;
+  last_dispatch_ = t;
+  RingFetch(t);
+  return true;
+}
+
+bool Replay::StepUnit(int u, int64_t t) {
+  Unit& unit = units_[u];
+  bool changed = false;
+  if (unit.held < 0 && !unit.queue.empty()) {
+    const int64_t ready = std::max(unit.queue.front().second + 1, unit.free_at);
+    if (t >= ready) {
+      unit.held = static_cast<int64_t>(unit.queue.front().first);
+      unit.held_since = t;
+      unit.granted = false;
+      unit.tile = 0;
+      unit.queue.pop_front();
+      changed = true;
+    } else {
+      Wake(ready, t);
+    }
+  }
+  if (unit.held < 0) return changed;
+  const isa::Instr& in = program_[static_cast<size_t>(unit.held)];
+  if (!unit.granted) {
+    if (!TakeTokens(isa::WaitTokens(in))) return changed;
+    unit.granted = true;
+    if (t > unit.held_since) dep_waits_.emplace_back(unit.held_since, t);
+    unit.held_since = t;
+    changed = true;
+  }
+  if (Start(u, t)) {
+    unit.held = -1;
+    changed = true;
+  }
+  return changed;
+}
+
+bool Replay::Start(int u, int64_t t) {
+  Unit& unit = units_[u];
+  const isa::Instr& in = program_[static_cast<size_t>(unit.held)];
+  switch (u) {
+    case kDma:
+      if (const auto* rh = std::get_if<isa::ReadHost>(&in)) {
+        StartReadHost(unit, *rh, t);
+      } else {
+        StartWriteHost(unit, std::get<isa::WriteHost>(in), t);
+      }
+      return true;
+    case kWeights:
+      return StartWeights(unit, std::get<isa::ReadWeights>(in), t);
+    case kMatrix:
+      return StartMatmul(unit, std::get<isa::Matmul>(in), t);
+    case kAct:
+      StartActivate(unit, std::get<isa::Activate>(in), t);
+      return true;
+  }
+  return true;
+}
+
+void Replay::StartReadHost(Unit& unit, const isa::ReadHost& rh, int64_t t) {
+  const int64_t first_byte = static_cast<int64_t>(rh.host);
+  const int64_t end_byte = first_byte + rh.length;
+  // The core reads beats of N bytes; the engine moves the 16-byte beats that cover them.
+  const int64_t beats = CeilDiv(end_byte, n_) - first_byte / n_;
+  const int64_t bytes16 = (CeilDiv(end_byte, 16) - first_byte / 16) * 16;
+  const double rate = std::min(static_cast<double>(n_), host_.read_bytes_per_cycle);
+  // The first MRd leaves once its run closed and the write engine is empty.
+  const int64_t mrd = std::max(t + 1 + std::min<int64_t>(beats, host_.max_read_request / n_ + 1),
+                               write_empty_);
+  const double first_data = static_cast<double>(mrd) + host_.read_latency;
+  double last_data = std::max(first_data + static_cast<double>(bytes16) / rate,
+                              static_cast<double>(t + 1 + beats));
+  // The LUT takes one byte a cycle.
+  if (rh.target == isa::Target::kLut) last_data = std::max(last_data, first_data + rh.length);
+  const int64_t end = static_cast<int64_t>(last_data) + kDmaCycles;
+  stall_dma_ += static_cast<uint64_t>(std::max<int64_t>(0, end - t - beats - kDmaCycles));
+  e_.pcie_bytes_to_device += static_cast<uint64_t>(bytes16);
+  unit.free_at = end + 1;
+  Complete(unit, end, rh.signal);
+}
+
+void Replay::StartWriteHost(Unit& unit, const isa::WriteHost& wh, int64_t t) {
+  const int64_t first_byte = static_cast<int64_t>(wh.host);
+  const int64_t end_byte = first_byte + wh.length;
+  const int64_t beats = CeilDiv(end_byte, n_) - first_byte / n_;
+  const double rate = std::min(static_cast<double>(n_), host_.write_bytes_per_cycle);
+  const int64_t begin = t + kUbReadCycles;
+  // The core's write beats enter the engine's FIFO as fast as the engine drains it.
+  const double drained = static_cast<double>(begin) + static_cast<double>(wh.length) / rate;
+  const int64_t end = std::max<int64_t>(
+      begin + beats, static_cast<int64_t>(drained - kWriteFifoBytes / rate)) + kDmaCycles;
+  write_empty_ = std::max(write_empty_, static_cast<int64_t>(drained) + kWriteIdleGap);
+  e_.pcie_bytes_from_device += wh.length;
+  unit.free_at = end + 1;
+  Complete(unit, end, wh.signal);
+}
+
+bool Replay::StartWeights(Unit& unit, const isa::ReadWeights& rw, int64_t t) {
+  while (unit.tile < static_cast<int64_t>(rw.tiles)) {
+    const size_t k = first_beat_.size();
+    int64_t at = t;
+    // Room in the FIFO for what is in flight: tile k - 4 has left it.
+    if (k >= static_cast<size_t>(kFifoTiles)) {
+      const size_t old = k - kFifoTiles;
+      if (old >= last_beat_.size()) return false;  // not yet loaded into the MXU
+      at = std::max(at, last_beat_[old] + 1 + kFifoRoomCycles);
+    }
+    if (at > t) {
+      Wake(at, t);
+      return false;
+    }
+    const int64_t first = std::max(t + kDramLatency, dram_free_);
+    dram_free_ = first + beats_per_tile_;
+    first_beat_.push_back(first);
+    ++unit.tile;
+  }
+  const int64_t end = dram_free_ - 1 + kWfifoCycles;
+  unit.free_at = t + 1;
+  Complete(unit, end, rw.signal);
+  return true;
+}
+
+// The MXU's weight side (tpu_mxu_weight_ctrl): tile k's rows shift in one per cycle as the
+// FIFO has them, after tile k - 1's; its last beat waits until the row that switched to tile
+// k - 1 has drained from the other bank (N - 1 cycles).
+void Replay::MxuLoad() {
+  while (last_beat_.size() < first_beat_.size()) {
+    const size_t k = last_beat_.size();
+    if (k > 0 && flip_.size() < k) return;  // tile k - 1 not switched to yet
+    const double first_row = static_cast<double>(first_beat_[k] + kWfifoCycles);
+    const double last_row = first_row + static_cast<double>(n_ - 1) / rows_per_beat_;
+    int64_t start = static_cast<int64_t>(first_row);
+    if (k > 0) start = std::max(start, last_beat_[k - 1] + 1);
+    int64_t last = std::max(start + n_ - 1, static_cast<int64_t>(last_row));
+    if (k > 0) last = std::max(last, flip_[k - 1] + n_ - 1 + kTileSwitchCycles);
+    last_beat_.push_back(last);
+  }
+}
+
+bool Replay::StartMatmul(Unit& unit, const isa::Matmul& mm, int64_t t) {
+  // Rows are offered from the grant on (a wait for a tile not yet requested is a weight stall
+  // too); taking wait tokens costs the unit one cycle between instructions.
+  int64_t first = std::max(unit.held_since + kUbReadCycles, next_row_ + (mm.wait != 0 ? 1 : 0));
+  const size_t j = matmul_done_.size();
+  if (j >= static_cast<size_t>(comp_depth_)) {
+    first = std::max(first, matmul_done_[j - static_cast<size_t>(comp_depth_)] + 1);
+  }
+  if (mm.new_tile) {
+    const size_t k = static_cast<size_t>(tiles_used_);
+    MxuLoad();
+    if (k >= last_beat_.size()) return false;  // the tile is not requested yet
+    const int64_t loaded = last_beat_[k] + 1;
+    if (loaded > first) {
+      stall_weights_ += static_cast<uint64_t>(loaded - first);
+      first = loaded;
+    }
+    flip_.push_back(first);
+    ++tiles_used_;
+    MxuLoad();
+  }
+  const int64_t rows = std::max<int64_t>(1, mm.rows);
+  const int64_t last = first + rows - 1;
+  next_row_ = last + 1;
+  int64_t done = last + 2 * n_ + kMxuExtraCycles;
+  if (!matmul_done_.empty()) done = std::max(done, matmul_done_.back());
+  matmul_done_.push_back(done);
+  e_.mxu_active_cycles += static_cast<uint64_t>(rows);
+  // The next MATMUL pops early enough for its rows to follow without a gap.
+  unit.free_at = std::max(t + 1, last + 1 - kUbReadCycles);
+  Complete(unit, done, mm.signal);
+  return true;
+}
+
+void Replay::StartActivate(Unit& unit, const isa::Activate& a, int64_t t) {
+  const bool pool = a.pool != isa::Pool::kNone;
+  const int64_t end = t + kActCycles + a.rows + (pool ? kPoolCycles : 0);
+  unit.free_at = end + 1;
+  Complete(unit, end, a.signal);
+}
+
+TimingEstimate Replay::Run() {
+  if (program_.empty()) return e_;
+  RingFetch(0);
+  int64_t t = 0;
+  while (!halted_) {
+    // Gives become takeable.
+    for (auto it = gives_.begin(); it != gives_.end();) {
+      if (it->first <= t) {
+        for (int k = 0; k < isa::kNumTokens; ++k) tokens_[k] += (it->second >> k) & 1;
+        it = gives_.erase(it);
+      } else {
+        wake_ = std::min(wake_, it->first);
+        ++it;
+      }
+    }
+    bool changed = true;
+    while (changed && !halted_) {
+      changed = Dispatch(t);
+      for (int u = 0; u < kUnits; ++u) changed |= StepUnit(u, t);
+      MxuLoad();
+    }
+    if (halted_) break;
+    // Anything still to finish wakes the loop when it does (HALT and SYNC wait for idle).
+    for (const Unit& unit : units_) Wake(unit.busy_until + 1, t);
+    for (const auto& g : gives_) Wake(g.first, t);
+    if (wake_ >= kNever) break;  // nothing can change: the program cannot finish
+    t = std::max(t + 1, wake_);
+    wake_ = kNever;
+  }
+  e_.cycles = static_cast<uint64_t>(halted_ ? done_ : t);
+  // Dependency stalls: cycles in which some unit or SYNC waits for a token.
+  std::sort(dep_waits_.begin(), dep_waits_.end());
+  uint64_t dep = 0;
+  int64_t covered = 0;
+  for (const auto& [b, en] : dep_waits_) {
+    const int64_t from = std::max(b, covered);
+    if (en > from) dep += static_cast<uint64_t>(en - from);
+    covered = std::max(covered, en);
+  }
+  e_.stalls = {{"weights", stall_weights_},
+               {"act_in", stall_act_in_},
+               {"dma", stall_dma_},
+               {"dep", dep}};
+  e_.pcie_bytes_from_device += 4;  // the completion MSI
+  return e_;
+}
+
+}  // namespace
 
 TimingModel::TimingModel(const devices::DeviceConfig& device, const device::PcieLink& link)
     : device_(device), link_(link) {}
 
 TimingEstimate TimingModel::Estimate(const std::vector<isa::Instr>& program) const {
-  TimingEstimate e;
-  const double bytes_per_cycle = link_.BytesPerSecond() / (device_.clock_mhz * 1e6);
-  double cycles = 0;
-  e.pcie_bytes_to_device = 16 * program.size();
-  for (const isa::Instr& instr : program) {
-    if (const auto* m = std::get_if<isa::Matmul>(&instr)) {
-      cycles += m->rows;
-      e.mxu_active_cycles += m->rows;
-    } else if (const auto* a = std::get_if<isa::Activate>(&instr)) {
-      cycles += a->rows;
-    } else if (const auto* w = std::get_if<isa::ReadWeights>(&instr)) {
-      cycles += double(w->tiles) * double(device_.limits.n);
-    } else if (const auto* r = std::get_if<isa::ReadHost>(&instr)) {
-      cycles += r->length / bytes_per_cycle;
-      e.pcie_bytes_to_device += r->length;
-    } else if (const auto* wh = std::get_if<isa::WriteHost>(&instr)) {
-      cycles += wh->length / bytes_per_cycle;
-      e.pcie_bytes_from_device += wh->length;
-    }
-  }
-  e.pcie_bytes_from_device += 4;  // the MSI
-  e.cycles = static_cast<uint64_t>(cycles) + 1;
-  e.stalls = {{"weights", 0}, {"act_in", 0}, {"dma", 0}, {"dep", 0}};
-  return e;
+  Replay replay(device_, HostTimingFor(device_, link_), program);
+  return replay.Run();
 }
 
 }  // namespace tpu::sc

@@ -5,7 +5,8 @@
 // and its capacity, MXU rows and tile switches, weight DRAM bandwidth and latency, the
 // accumulator and activation pipelines, DMA at the link's rate with its TLP overheads, and
 // instruction fetch over the link. Its figures are estimates, calibrated against the RTL
-// (docs/model.md gives the table and the bound a test holds it to).
+// (docs/model_calibration.md gives the method, the table and the bound the calibration tests
+// hold it to; bench/bench_calibration.cpp measures it).
 //
 // Plain C++ (no SystemC): the model device (model_device.h) calls it once per program.
 #ifndef TPU_SC_MODELS_MODEL_DEVICE_TIMING_MODEL_H_

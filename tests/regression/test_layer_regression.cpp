@@ -52,7 +52,7 @@
 #include "golden/tensor.h"
 #include "devices/devices_gen.h"
 #include "host_if/built_devices.h"
-#include "regression/layer_cases.h"
+#include "layer_cases.h"
 #include "regs/regs.h"
 #include "runtime/executor.h"
 #include "sc_models/system/tpu_system.h"
@@ -83,6 +83,20 @@ std::vector<int64_t> LongSeeds() {
   std::vector<int64_t> seeds;
   for (int64_t i = 0; i < LongSeedCount(); ++i) seeds.push_back(LongSeedBase() + i);
   return seeds;
+}
+
+std::string ShapeText(const std::vector<int64_t>& shape) { return golden::ShapeToString(shape); }
+
+// Index `flat` of a row-major tensor of `shape` as "(i, j, ...)".
+std::string IndexText(const std::vector<int64_t>& shape, size_t flat) {
+  std::vector<int64_t> index(shape.size());
+  for (size_t d = shape.size(); d-- > 0;) {
+    index[d] = static_cast<int64_t>(flat) % shape[d];
+    flat /= static_cast<size_t>(shape[d]);
+  }
+  std::string s = "(";
+  for (size_t d = 0; d < index.size(); ++d) s += (d ? ", " : "") + std::to_string(index[d]);
+  return s + ")";
 }
 
 // ---- The regression tests ---------------------------------------------------------------------

@@ -453,7 +453,7 @@ TEST_P(ModelRegression, MatchesGolden) {
       regression::Lower(c, dev.info().limits, {region.address, region.size});
   dev.host_memory().Write(p.output.address, std::vector<uint8_t>(p.output.bytes(), 0x5A));
   const runtime::Execution e = runtime::Execute(dev, p, 0);
-  ASSERT_EQ(regression::ShapeText(e.output.shape), regression::ShapeText(want.shape));
+  ASSERT_EQ(golden::ShapeToString(e.output.shape), golden::ShapeToString(want.shape));
   EXPECT_EQ(e.output.data, want.data);
 }
 
