@@ -1,6 +1,7 @@
 #include "network/network.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -135,6 +136,51 @@ class Fields {
     return std::move(t.data);
   }
 
+  // Either a .npy file name (float32 or float64, shape (n,)) or an inline array of n numbers.
+  std::vector<double> RealValues(const std::string& field, int64_t n, const std::string& meaning) {
+    const json& v = Get(field);
+    std::vector<double> values;
+    if (v.is_array()) {
+      for (size_t i = 0; i < v.size(); ++i) {
+        if (!v[i].is_number()) {
+          Fail(field + "[" + std::to_string(i) + "]",
+               std::string("expected a number, got ") + JsonTypeName(v[i]));
+        }
+        values.push_back(v[i].get<double>());
+      }
+      if (int64_t(values.size()) != n) {
+        Fail(field, "an array of " + std::to_string(values.size()) + " values: expected " +
+                        std::to_string(n) + ", " + meaning);
+      }
+      return values;
+    }
+    if (!v.is_string()) {
+      Fail(field, std::string("expected a .npy file name or an array of numbers, got ") +
+                      JsonTypeName(v));
+    }
+    golden::Tensor<double> t;
+    try {
+      t = npy::ReadReal(Path(field));
+    } catch (const npy::Error& e) {
+      Fail(field, e.what());
+    }
+    if (t.rank() != 1 || t.shape[0] != n) {
+      Fail(field, Path(field) + ": shape " + npy::ShapeRepr(t.shape) + ": expected " +
+                      npy::ShapeRepr({n}) + ", " + meaning);
+    }
+    return std::move(t.data);
+  }
+
+  // A scale: a finite number > 0.
+  double Scale(const std::string& field) {
+    const double scale = Real(field);
+    if (!(scale > 0) || !std::isfinite(scale)) {
+      Fail(field, golden::FormatReal(scale) + ": expected a finite number > 0 (the real value "
+                                              "of one int8 step)");
+    }
+    return scale;
+  }
+
   void Finish() const {
     std::vector<std::string> unknown, known(used_.begin(), used_.end());
     for (auto it = object_.begin(); it != object_.end(); ++it) {
@@ -179,7 +225,7 @@ golden::Padding ParsePadding(Fields& f) {
 // The fused activation of conv2d, dense and pool layers: clamp bounds for the output zero
 // point. Returns a description.
 std::string ParseFusedActivation(Fields& f, int32_t zero_point, int32_t& act_min,
-                                 int32_t& act_max) {
+                                 int32_t& act_max, std::optional<double>& output_scale) {
   f.Known({"output_scale", "activation"});
   const std::string act = f.Choice("activation", {"none", "relu", "relu6"}, "none");
   golden::Activation a = golden::Activation::kNone;
@@ -193,8 +239,8 @@ std::string ParseFusedActivation(Fields& f, int32_t zero_point, int32_t& act_min
     }
   }
   if (f.Has("output_scale")) {
-    scale = f.Real("output_scale");
-    if (!(scale > 0)) f.Fail("output_scale", golden::FormatReal(scale) + ": expected > 0");
+    scale = f.Scale("output_scale");
+    output_scale = scale;
   }
   const golden::ActivationRange r = golden::QuantizedActivationRange(a, float(scale), zero_point);
   act_min = r.min;
@@ -216,11 +262,12 @@ std::string ParseRequant(Fields& layer_fields, const json& value, const std::str
   const bool scale = f.Has("scale");
   const bool single = f.Has("multiplier") || f.Has("shift");
   const bool channel = f.Has("multipliers") || f.Has("shifts");
-  if (int(scale) + int(single) + int(channel) != 1) {
-    f.Fail("", std::string(int(scale) + int(single) + int(channel) == 0 ? "no requantization"
-                                                                        : "two requantizations") +
-                   ": give exactly one of {\"scale\": F}, {\"multiplier\": M0, \"shift\": S}, "
-                   "{\"multipliers\": M.npy, \"shifts\": S.npy}");
+  const bool scales = f.Has("scales");
+  const int forms = int(scale) + int(single) + int(channel) + int(scales);
+  if (forms != 1) {
+    f.Fail("", std::string(forms == 0 ? "no requantization" : "two requantizations") +
+                   ": give exactly one of {\"scale\": F}, {\"scales\": F.npy}, {\"multiplier\": "
+                   "M0, \"shift\": S}, {\"multipliers\": M.npy, \"shifts\": S.npy}");
   }
   std::string text;
   if (scale) {
@@ -231,6 +278,18 @@ std::string ParseRequant(Fields& layer_fields, const json& value, const std::str
       f.Fail("scale", golden::FormatReal(s) + ": " + e.what());
     }
     text = "scale " + golden::FormatReal(s);
+  } else if (scales) {
+    const std::vector<double> r = f.RealValues(
+        "scales", channels, "one per output channel (" + std::to_string(channels) + " channels)");
+    for (size_t c = 0; c < r.size(); ++c) {
+      try {
+        params.multipliers.push_back(golden::QuantizeMultiplier(r[c]));
+      } catch (const std::invalid_argument& e) {
+        f.Fail("scales", "scale[" + std::to_string(c) + "] = " + golden::FormatReal(r[c]) + ": " +
+                             e.what());
+      }
+    }
+    text = "per-channel scales";
   } else if (single) {
     const int64_t m = f.Int("multiplier", 0, INT32_MAX);
     const int64_t s = f.Int("shift", -31, 30);
@@ -297,7 +356,7 @@ void ParseWeightsAndRequant(Fields& f, Layer& layer, const std::string& base_dir
   const std::string rq =
       ParseRequant(f, f.Get("requant"), f.where(), base_dir, cout, requant);
   const std::string act = ParseFusedActivation(f, layer.output_zero_point, requant.act_min,
-                                               requant.act_max);
+                                               requant.act_max, layer.output_scale);
   summary += ", " + rq;
   if (layer.input_zero_point != 0 || layer.output_zero_point != 0) {
     summary += ", zp " + std::to_string(layer.input_zero_point) + "->" +
@@ -329,6 +388,21 @@ void RuntimeCheck(const Fields& f, const Check& check) {
     if (message.rfind(": ", 0) == 0) message = message.substr(2);
     f.Fail("", message);
   }
+}
+
+// Pooling, relu, relu6 and clamp keep their input's scale. Their "output_scale" (relu6's place
+// for 6.0) names it: it must agree with a scale flowing in, and gives it when none does.
+void KeepScale(const Fields& f, Layer& layer, const std::optional<double>& given) {
+  layer.output_scale = layer.input_scale;
+  if (!given) return;
+  if (layer.input_scale &&
+      std::fabs(*given - *layer.input_scale) > 1e-6 * std::fabs(*layer.input_scale)) {
+    f.Fail("output_scale",
+           golden::FormatReal(*given) + " differs from the scale of the layer's input, " +
+               golden::FormatReal(*layer.input_scale) +
+               ": this layer keeps its input's scale; drop the field or make them agree");
+  }
+  layer.output_scale = given;
 }
 
 void ParseLayer(const json& value, Layer& layer, const std::string& source,
@@ -433,7 +507,10 @@ void ParseLayer(const json& value, Layer& layer, const std::string& source,
       p.params.stride_h = strides[0];
       p.params.stride_w = strides[1];
       p.params.padding = ParsePadding(f);
-      const std::string act = ParseFusedActivation(f, zp, p.params.act_min, p.params.act_max);
+      std::optional<double> given_scale;
+      const std::string act =
+          ParseFusedActivation(f, zp, p.params.act_min, p.params.act_max, given_scale);
+      KeepScale(f, layer, given_scale);
       golden::PaddedAxis oh, ow;
       try {
         oh = golden::ComputePaddedAxis(p.params.padding, in[1], window[0], strides[0], "pool",
@@ -459,15 +536,19 @@ void ParseLayer(const json& value, Layer& layer, const std::string& source,
       const std::string fn = f.Choice("function", {"relu", "relu6", "clamp", "lut"}, "");
       layer.summary = fn;
       if (fn == "relu" || fn == "relu6") {
-        if (fn == "relu6" && !f.Has("output_scale")) {
+        if (fn == "relu6" && !f.Has("output_scale") && !layer.input_scale) {
           f.Fail("function", "relu6 needs \"output_scale\" (the real value of one step of the "
-                             "input, which the output shares) to place 6.0 on the int8 scale");
+                             "input, which the output shares) to place 6.0 on the int8 scale: "
+                             "no scale flows in from the layers before");
         }
         double scale = 1.0;
+        std::optional<double> given_scale;
         if (f.Has("output_scale")) {
-          scale = f.Real("output_scale");
-          if (!(scale > 0)) f.Fail("output_scale", golden::FormatReal(scale) + ": expected > 0");
+          scale = f.Scale("output_scale");
+          given_scale = scale;
         }
+        KeepScale(f, layer, given_scale);
+        if (layer.output_scale) scale = *layer.output_scale;
         const golden::ActivationRange r = golden::QuantizedActivationRange(
             fn == "relu" ? golden::Activation::kRelu : golden::Activation::kRelu6, float(scale),
             zp);
@@ -491,6 +572,9 @@ void ParseLayer(const json& value, Layer& layer, const std::string& source,
         a.lut = lut;
         // A table maps into whatever quantization it was built for.
         layer.output_zero_point = int32_t(f.Int("output_zero_point", -128, 127, zp));
+        // ... and scale: unknown unless given.
+        layer.output_scale.reset();
+        if (f.Has("output_scale")) layer.output_scale = f.Scale("output_scale");
       }
       if (fn != "lut" && f.Has("output_zero_point")) {
         f.Fail("output_zero_point", "only a \"lut\" activation changes the zero point; " + fn +
@@ -500,9 +584,11 @@ void ParseLayer(const json& value, Layer& layer, const std::string& source,
       if (fn != "clamp" && (f.Has("min") || f.Has("max"))) {
         f.Fail(f.Has("min") ? "min" : "max", "only with \"function\": \"clamp\"");
       }
-      if (fn != "relu" && fn != "relu6" && f.Has("output_scale")) {
-        f.Fail("output_scale", "only with \"function\": \"relu6\"");
+      if (fn == "clamp" && f.Has("output_scale")) {
+        f.Fail("output_scale", "only with \"function\": \"relu6\", \"relu\" or \"lut\" (a clamp "
+                               "keeps its input's scale)");
       }
+      if (fn == "clamp") layer.output_scale = layer.input_scale;
       if (fn != "lut") {
         layer.summary += " [" + std::to_string(a.act_min) + ", " + std::to_string(a.act_max) + "]";
       }
@@ -511,6 +597,7 @@ void ParseLayer(const json& value, Layer& layer, const std::string& source,
       break;
     }
     case LayerType::kFlatten: {
+      layer.output_scale = layer.input_scale;
       if (in.size() < 2) f.Fail("", "flatten needs an input of rank >= 2, got " + Shape(in));
       int64_t rest = 1;
       for (size_t i = 1; i < in.size(); ++i) rest *= in[i];
@@ -645,7 +732,8 @@ Network ParseNetwork(const std::string& json_text, const std::string& base_dir,
     net.input_shape.push_back(shape[i].get<int64_t>());
   }
   net.input_zero_point = int32_t(fi.Int("zero_point", -128, 127, 0));
-  fi.Known({"zero_point"});
+  if (fi.Has("scale")) net.input_scale = fi.Scale("scale");
+  fi.Known({"zero_point", "scale"});
   fi.Finish();
 
   const json& layers = f.Get("layers");
@@ -656,12 +744,14 @@ Network ParseNetwork(const std::string& json_text, const std::string& base_dir,
 
   std::vector<int64_t> shape_in = net.input_shape;
   int32_t zp = net.input_zero_point;
+  std::optional<double> scale = net.input_scale;
   std::set<std::string> names;
   for (size_t i = 0; i < layers.size(); ++i) {
     Layer layer;
     layer.index = int(i);
     layer.input_shape = shape_in;
     layer.input_zero_point = zp;
+    layer.input_scale = scale;
     ParseLayer(layers[i], layer, source, base_dir);
     if (!names.insert(layer.name).second) {
       throw NetworkError(source + ": " + layer.Where() + ": \"name\": \"" + layer.name +
@@ -669,6 +759,7 @@ Network ParseNetwork(const std::string& json_text, const std::string& base_dir,
     }
     shape_in = layer.output_shape;
     zp = layer.output_zero_point;
+    scale = layer.output_scale;
     net.layers.push_back(std::move(layer));
   }
   return net;

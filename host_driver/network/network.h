@@ -10,6 +10,7 @@
 #define TPU_NETWORK_NETWORK_H_
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -49,6 +50,10 @@ struct Layer {
   std::vector<int64_t> input_shape, output_shape;
   int32_t input_zero_point = 0;   // the zero point of the tensor flowing in
   int32_t output_zero_point = 0;  // ... and out (the next layer's input_zero_point)
+  // The real value of one int8 step flowing in and out: the network input's "scale", a conv2d's
+  // or dense's "output_scale", kept by pool, relu, relu6, clamp and flatten, a lut's
+  // "output_scale"; nullopt where unknown (the format does not require scales).
+  std::optional<double> input_scale, output_scale;
   std::string summary;            // one line for reports, e.g. "64 3x3, valid, stride 1x1, relu"
 
   // The parameters of this layer's type (the others are empty).
@@ -71,10 +76,12 @@ struct Network {
   std::string source;  // the file it came from ("" when parsed from text)
   std::vector<int64_t> input_shape;
   int32_t input_zero_point = 0;
+  std::optional<double> input_scale;  // "input": {"scale"}: the real value of one input step
   std::vector<Layer> layers;  // at least one
 
   const std::vector<int64_t>& output_shape() const { return layers.back().output_shape; }
   int32_t output_zero_point() const { return layers.back().output_zero_point; }
+  const std::optional<double>& output_scale() const { return layers.back().output_scale; }
 };
 
 // The bytes the whole network cannot avoid moving over PCIe when intermediate tensors stay on

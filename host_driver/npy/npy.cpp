@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iterator>
 #include <limits>
+#include <type_traits>
 
 namespace tpu::npy {
 namespace {
@@ -19,20 +20,77 @@ struct Traits<int8_t> {
   static constexpr const char* kName = "int8";
 };
 template <>
+struct Traits<uint8_t> {
+  static constexpr const char* kDescr = "|u1";
+  static constexpr const char* kName = "uint8";
+};
+template <>
 struct Traits<int32_t> {
   static constexpr const char* kDescr = "<i4";
   static constexpr const char* kName = "int32";
+};
+template <>
+struct Traits<int64_t> {
+  static constexpr const char* kDescr = "<i8";
+  static constexpr const char* kName = "int64";
+};
+template <>
+struct Traits<float> {
+  static constexpr const char* kDescr = "<f4";
+  static constexpr const char* kName = "float32";
+};
+template <>
+struct Traits<double> {
+  static constexpr const char* kDescr = "<f8";
+  static constexpr const char* kName = "float64";
 };
 
 // Byte order does not matter for one-byte integers, so numpy accepts any marker there.
 bool IsInt8(const std::string& d) {
   return d == "|i1" || d == "<i1" || d == ">i1" || d == "=i1" || d == "i1";
 }
-bool IsInt32(const std::string& d) { return d == "<i4"; }
+bool IsUint8(const std::string& d) {
+  return d == "|u1" || d == "<u1" || d == ">u1" || d == "=u1" || d == "u1";
+}
 
 template <typename T>
 bool Matches(const std::string& descr) {
-  return sizeof(T) == 1 ? IsInt8(descr) : IsInt32(descr);
+  if constexpr (std::is_same_v<T, int8_t>) {
+    return IsInt8(descr);
+  } else if constexpr (std::is_same_v<T, uint8_t>) {
+    return IsUint8(descr);
+  } else {
+    return descr == Traits<T>::kDescr;
+  }
+}
+
+// The value of T whose little-endian bytes start at p.
+template <typename T>
+T LoadLittleEndian(const char* p) {
+  uint64_t bits = 0;
+  for (size_t b = sizeof(T); b-- > 0;) bits = (bits << 8) | static_cast<unsigned char>(p[b]);
+  if constexpr (std::is_floating_point_v<T>) {
+    std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t> raw =
+        static_cast<decltype(raw)>(bits);
+    T value;
+    std::memcpy(&value, &raw, sizeof(T));
+    return value;
+  } else {
+    return static_cast<T>(bits);
+  }
+}
+
+template <typename T>
+void StoreLittleEndian(T value, std::string& out) {
+  uint64_t bits = 0;
+  if constexpr (std::is_floating_point_v<T>) {
+    std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t> raw;
+    std::memcpy(&raw, &value, sizeof(T));
+    bits = raw;
+  } else {
+    bits = static_cast<uint64_t>(static_cast<std::make_unsigned_t<T>>(value));
+  }
+  for (size_t b = 0; b < sizeof(T); ++b) out += static_cast<char>((bits >> (8 * b)) & 0xff);
 }
 
 std::string Expected(const char* name, const char* descr) {
@@ -43,11 +101,16 @@ template <typename T>
 [[noreturn]] void WrongDtype(const std::string& name, const std::string& descr) {
   std::string msg = name + ": dtype '" + descr + "' (" + DescribeDescr(descr) + "): expected " +
                     Expected(Traits<T>::kName, Traits<T>::kDescr);
-  if (IsInt8(descr) || IsInt32(descr)) throw Error(msg);
-  if (sizeof(T) == 4 && descr.size() == 3 && descr.substr(1) == "i4") {
-    throw Error(msg + ", little-endian; convert with a.astype('<i4')");
+  if (IsInt8(descr) || descr == "<i4") throw Error(msg);
+  // The right type in the wrong byte order.
+  if (sizeof(T) > 1 && descr.size() == 3 &&
+      descr.substr(1) == std::string(Traits<T>::kDescr).substr(1)) {
+    throw Error(msg + ", little-endian; convert with a.astype('" + Traits<T>::kDescr + "')");
   }
-  throw Error(msg + "; tpu reads int8 and int32 arrays only");
+  if (std::is_same_v<T, int8_t> || std::is_same_v<T, int32_t>) {
+    throw Error(msg + "; tpu reads int8 and int32 arrays only");
+  }
+  throw Error(msg);
 }
 
 std::string SystemError() { return std::strerror(errno); }
@@ -106,11 +169,7 @@ golden::Tensor<T> Decode(std::string_view bytes, const std::string& name) {
   }
   std::vector<T> data(static_cast<size_t>(count));
   const char* p = bytes.data() + header.data_offset;
-  for (size_t i = 0; i < data.size(); ++i, p += item) {
-    uint32_t value = 0;
-    for (int64_t b = item - 1; b >= 0; --b) value = (value << 8) | static_cast<unsigned char>(p[b]);
-    data[i] = static_cast<T>(value);
-  }
+  for (size_t i = 0; i < data.size(); ++i, p += item) data[i] = LoadLittleEndian<T>(p);
   return golden::Tensor<T>(header.shape, std::move(data));
 }
 
@@ -132,10 +191,7 @@ std::string Encode(const golden::Tensor<T>& tensor, const WriteOptions& options)
   }
   std::string out = FormatHeader(Traits<T>::kDescr, tensor.shape, major);
   out.reserve(out.size() + tensor.data.size() * sizeof(T));
-  for (T v : tensor.data) {
-    const auto bits = static_cast<uint32_t>(v);
-    for (size_t b = 0; b < sizeof(T); ++b) out += static_cast<char>((bits >> (8 * b)) & 0xff);
-  }
+  for (T v : tensor.data) StoreLittleEndian(v, out);
   return out;
 }
 
@@ -187,14 +243,42 @@ Header ReadHeader(const std::string& path) {
   return ParseHeader(bytes, path);
 }
 
-template golden::Tensor<int8_t> Decode<int8_t>(std::string_view, const std::string&);
-template golden::Tensor<int32_t> Decode<int32_t>(std::string_view, const std::string&);
-template std::string Encode<int8_t>(const golden::Tensor<int8_t>&, const WriteOptions&);
-template std::string Encode<int32_t>(const golden::Tensor<int32_t>&, const WriteOptions&);
-template golden::Tensor<int8_t> Read<int8_t>(const std::string&);
-template golden::Tensor<int32_t> Read<int32_t>(const std::string&);
-template void Write<int8_t>(const std::string&, const golden::Tensor<int8_t>&, const WriteOptions&);
-template void Write<int32_t>(const std::string&, const golden::Tensor<int32_t>&,
-                             const WriteOptions&);
+golden::Tensor<double> ReadReal(const std::string& path) {
+  const std::string descr = ReadHeader(path).descr;
+  if (descr == "<f4") {
+    const golden::Tensor<float> t = Read<float>(path);
+    return golden::Tensor<double>(t.shape, std::vector<double>(t.data.begin(), t.data.end()));
+  }
+  if (descr == "<f8") return Read<double>(path);
+  throw Error(path + ": dtype '" + descr + "' (" + DescribeDescr(descr) +
+              "): expected float32 ('<f4') or float64 ('<f8')");
+}
+
+golden::Tensor<int64_t> ReadIntegers(const std::string& path) {
+  const std::string descr = ReadHeader(path).descr;
+  const auto widen = [](const auto& t) {
+    return golden::Tensor<int64_t>(t.shape, std::vector<int64_t>(t.data.begin(), t.data.end()));
+  };
+  if (IsInt8(descr)) return widen(Read<int8_t>(path));
+  if (IsUint8(descr)) return widen(Read<uint8_t>(path));
+  if (descr == "<i4") return widen(Read<int32_t>(path));
+  if (descr == "<i8") return Read<int64_t>(path);
+  throw Error(path + ": dtype '" + descr + "' (" + DescribeDescr(descr) +
+              "): expected integers: int8, uint8, int32 or int64");
+}
+
+
+#define TPU_NPY_INSTANTIATE(T)                                                              \
+  template golden::Tensor<T> Decode<T>(std::string_view, const std::string&);              \
+  template std::string Encode<T>(const golden::Tensor<T>&, const WriteOptions&);            \
+  template golden::Tensor<T> Read<T>(const std::string&);                                    \
+  template void Write<T>(const std::string&, const golden::Tensor<T>&, const WriteOptions&);
+TPU_NPY_INSTANTIATE(int8_t)
+TPU_NPY_INSTANTIATE(uint8_t)
+TPU_NPY_INSTANTIATE(int32_t)
+TPU_NPY_INSTANTIATE(int64_t)
+TPU_NPY_INSTANTIATE(float)
+TPU_NPY_INSTANTIATE(double)
+#undef TPU_NPY_INSTANTIATE
 
 }  // namespace tpu::npy

@@ -3,9 +3,11 @@
 // expected, before anything runs.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
+#include "golden/requant.h"
 #include "network/network.h"
 #include "network_testing.h"
 
@@ -89,6 +91,91 @@ TEST(NetworkParse, DenseOnlyNetworkWithInlineRequantArrays) {
   EXPECT_EQ(net.layers[0].dense.requant.act_max, 60);  // 6.0 / 0.1
 }
 
+
+// Scales (docs/networks.md "Scales"): the input's, per-channel float requantization, conv2d's
+// and dense's output_scale, kept by pool, relu, relu6, flatten; unknown after a lut unless given.
+std::vector<std::string> ScaledLayers() {
+  return {
+      R"({"type": "conv2d", "name": "conv", "weights": "cw.npy", "padding": "same",
+          "output_zero_point": -2, "output_scale": 0.05,
+          "requant": {"scales": [0.001, 0.002, 0.003, 0.0004, 0.25]}, "activation": "relu"})",
+      R"({"type": "pool", "window": [2, 2]})",
+      R"({"type": "activation", "function": "relu"})",
+      R"({"type": "flatten"})",
+      R"({"type": "dense", "name": "fc", "weights": "dw.npy", "output_zero_point": 4,
+          "output_scale": 0.25, "requant": {"scales": "ds.npy"}})",
+      R"({"type": "activation", "function": "relu6"})",
+  };
+}
+
+const std::string kScaledInput = R"({"shape": [2, 6, 6, 3], "zero_point": 3, "scale": 0.02})";
+
+void WriteScales(const tpu::testing::ScratchDir& dir) {
+  npy::Write(dir / "ds.npy",
+             golden::Tensor<float>({7}, {0.5f, 0.25f, 0.125f, 0.001f, 1e-12f, 0.0f, 0.75f}));
+}
+
+TEST(NetworkParse, ScalesFlowAndPerChannelFloatRequant) {
+  ScratchDir dir;
+  WriteSmallNetwork(dir);
+  WriteScales(dir);
+  const Network net = ParseNetwork(NetworkJson(ScaledLayers(), kScaledInput), dir.str(), "t.json");
+  ASSERT_TRUE(net.input_scale.has_value());
+  EXPECT_DOUBLE_EQ(*net.input_scale, 0.02);
+  const std::vector<double> scales = {0.05, 0.05, 0.05, 0.05, 0.25, 0.25};
+  for (size_t i = 0; i < scales.size(); ++i) {
+    ASSERT_TRUE(net.layers[i].output_scale.has_value()) << i;
+    EXPECT_DOUBLE_EQ(*net.layers[i].output_scale, scales[i]) << i;
+    EXPECT_DOUBLE_EQ(*net.layers[i].input_scale, i == 0 ? 0.02 : scales[i - 1]) << i;
+  }
+  EXPECT_DOUBLE_EQ(*net.output_scale(), 0.25);
+  EXPECT_EQ(net.output_zero_point(), 4);
+  // Each per-channel scale is TFLite's QuantizeMultiplier of it, from a JSON array or a float32
+  // file alike.
+  const std::vector<double> conv = {0.001, 0.002, 0.003, 0.0004, 0.25};
+  ASSERT_EQ(net.layers[0].conv.requant.multipliers.size(), 5u);
+  for (size_t c = 0; c < conv.size(); ++c) {
+    const golden::QuantizedMultiplier want = golden::QuantizeMultiplier(conv[c]);
+    EXPECT_EQ(net.layers[0].conv.requant.multipliers[c].multiplier, want.multiplier) << c;
+    EXPECT_EQ(net.layers[0].conv.requant.multipliers[c].shift, want.shift) << c;
+  }
+  const std::vector<float> dense = {0.5f, 0.25f, 0.125f, 0.001f, 1e-12f, 0.0f, 0.75f};
+  for (size_t c = 0; c < dense.size(); ++c) {
+    const golden::QuantizedMultiplier want = golden::QuantizeMultiplier(double(dense[c]));
+    EXPECT_EQ(net.layers[4].dense.requant.multipliers[c].multiplier, want.multiplier) << c;
+    EXPECT_EQ(net.layers[4].dense.requant.multipliers[c].shift, want.shift) << c;
+  }
+  EXPECT_EQ(net.layers[4].dense.requant.multipliers[0].multiplier, 1 << 30);  // 0.5 = 2^30 * 2^-31
+  EXPECT_EQ(net.layers[4].dense.requant.multipliers[0].shift, 0);
+  EXPECT_EQ(net.layers[4].dense.requant.multipliers[5].multiplier, 0);  // 0: flushed
+  // The standalone relu6 takes the scale flowing in: 6.0 / 0.25 = 24 steps above zero point 4.
+  EXPECT_EQ(net.layers[5].activation.act_min, 4);
+  EXPECT_EQ(net.layers[5].activation.act_max, 28);
+  // A float64 file works too.
+  npy::Write(dir / "ds.npy", golden::Tensor<double>({7}, std::vector<double>(dense.begin(),
+                                                                               dense.end())));
+  const Network net64 = ParseNetwork(NetworkJson(ScaledLayers(), kScaledInput), dir.str(), "t.json");
+  EXPECT_EQ(net64.layers[4].dense.requant.multipliers[3].multiplier,
+            net.layers[4].dense.requant.multipliers[3].multiplier);
+}
+
+TEST(NetworkParse, ScalesUnknownWithoutThemAndAfterALut) {
+  ScratchDir dir;
+  const Network old = LoadNetwork(WriteSmallNetwork(dir));  // today's format: no scales at all
+  EXPECT_FALSE(old.input_scale.has_value());
+  for (const Layer& layer : old.layers) EXPECT_FALSE(layer.output_scale.has_value()) << layer.name;
+  std::vector<std::string> layers = SmallLayers();
+  layers[0] = R"({"type": "conv2d", "weights": "cw.npy", "padding": "same", "output_scale": 0.5, "requant": {"scale": 0.01}})";
+  Network net = ParseNetwork(NetworkJson(layers), dir.str(), "t.json");
+  EXPECT_DOUBLE_EQ(*net.layers[1].output_scale, 0.5);  // the pool keeps it
+  EXPECT_FALSE(net.layers[2].output_scale.has_value());  // the lut maps to an unknown scale
+  EXPECT_FALSE(net.output_scale().has_value());
+  layers[2] = R"({"type": "activation", "function": "lut", "lut": "lut.npy", "output_zero_point": 1, "output_scale": 0.125})";
+  net = ParseNetwork(NetworkJson(layers), dir.str(), "t.json");
+  EXPECT_DOUBLE_EQ(*net.layers[3].output_scale, 0.125);  // given, then kept by flatten
+  EXPECT_FALSE(net.output_scale().has_value());  // the dense gives none
+}
+
 // Replaces layer `i` of the small network, or the input when i < 0.
 std::string Edited(int i, const std::string& replacement) {
   std::vector<std::string> layers = SmallLayers();
@@ -111,6 +198,8 @@ class NetworkParseErrors : public ::testing::TestWithParam<BadCase> {};
 TEST_P(NetworkParseErrors, NamesTheLayerFieldAndExpectation) {
   ScratchDir dir;
   WriteSmallNetwork(dir);
+  WriteScales(dir);
+  npy::Write(dir / "nan.npy", golden::Tensor<double>({7}, {0.1, 0.2, std::nan(""), 0.4, 0.5, 0.6, 0.7}));
   const BadCase& c = GetParam();
   try {
     ParseNetwork(c.json, dir.str(), "net.json");
@@ -189,6 +278,58 @@ INSTANTIATE_TEST_SUITE_P(
                 Edited(4, R"({"type": "dense", "weights": "dw.npy",
                              "requant": {"multipliers": "cm.npy", "shifts": "cs.npy"}})"),
                 {"layers[4]", "\"multipliers\"", "cm.npy", "shape (5,)", "expected (7,)"}},
+        BadCase{"input_scale_zero",
+                Edited(-1, R"({"shape": [2, 6, 6, 3], "scale": 0})"),
+                {"\"input\"", "\"scale\"", "finite number > 0"}},
+        BadCase{"input_scale_negative",
+                Edited(-1, R"({"shape": [2, 6, 6, 3], "scale": -0.5})"),
+                {"\"input\"", "\"scale\"", "-0.5", "finite number > 0"}},
+        BadCase{"input_scale_string",
+                Edited(-1, R"({"shape": [2, 6, 6, 3], "scale": "0.1"})"),
+                {"\"input\"", "\"scale\"", "expected a number, got a string"}},
+        BadCase{"output_scale_zero",
+                Edited(4, R"({"type": "dense", "weights": "dw.npy", "output_scale": 0,
+                             "requant": {"scale": 0.004}})"),
+                {"layers[4]", "\"output_scale\"", "finite number > 0"}},
+        BadCase{"requant_scales_count",
+                Edited(4, R"({"type": "dense", "weights": "dw.npy",
+                             "requant": {"scales": [0.1, 0.2]}})"),
+                {"layers[4]", "\"scales\"", "an array of 2 values", "expected 7"}},
+        BadCase{"requant_scales_negative",
+                Edited(4, R"({"type": "dense", "weights": "dw.npy",
+                             "requant": {"scales": [0.1, 0.2, 0.3, -0.4, 0.5, 0.6, 0.7]}})"),
+                {"layers[4]", "\"scales\"", "scale[3] = -0.4"}},
+        BadCase{"requant_scales_not_number",
+                Edited(4, R"({"type": "dense", "weights": "dw.npy",
+                             "requant": {"scales": [0.1, 0.2, 0.3, "x", 0.5, 0.6, 0.7]}})"),
+                {"layers[4]", "\"scales[3]\"", "expected a number, got a string"}},
+        BadCase{"requant_scales_int_file",
+                Edited(4, R"({"type": "dense", "weights": "dw.npy",
+                             "requant": {"scales": "db.npy"}})"),
+                {"layers[4]", "\"scales\"", "db.npy", "expected float32 ('<f4') or float64"}},
+        BadCase{"requant_scales_file_shape",
+                Edited(0, R"({"type": "conv2d", "weights": "cw.npy",
+                             "requant": {"scales": "ds.npy"}})"),
+                {"layers[0]", "\"scales\"", "ds.npy", "shape (7,)", "expected (5,)"}},
+        BadCase{"requant_scales_nan_file",
+                Edited(4, R"({"type": "dense", "weights": "dw.npy",
+                             "requant": {"scales": "nan.npy"}})"),
+                {"layers[4]", "\"scales\"", "scale[2] = nan"}},
+        BadCase{"requant_scales_and_multipliers",
+                Edited(4, R"({"type": "dense", "weights": "dw.npy",
+                             "requant": {"scales": "ds.npy", "multipliers": "cm.npy", "shifts": "cs.npy"}})"),
+                {"layers[4]", "two requantizations", "{\"scales\": F.npy}"}},
+        BadCase{"pool_scale_disagrees",
+                NetworkJson({R"({"type": "pool", "window": [2, 2], "activation": "relu6", "output_scale": 0.5})"},
+                            kScaledInput),
+                {"layers[0] (pool", "\"output_scale\"", "0.5 differs", "0.02", "keeps its input's scale"}},
+        BadCase{"relu6_scale_disagrees",
+                NetworkJson({R"({"type": "activation", "function": "relu6", "output_scale": 0.03})"},
+                            kScaledInput),
+                {"layers[0] (activation", "\"output_scale\"", "0.03 differs"}},
+        BadCase{"clamp_with_scale",
+                Edited(2, R"({"type": "activation", "function": "clamp", "output_scale": 0.5})"),
+                {"layers[2]", "\"output_scale\"", "a clamp keeps its input's scale"}},
         BadCase{"relu6_without_scale",
                 Edited(4, R"({"type": "dense", "weights": "dw.npy", "activation": "relu6",
                              "requant": {"scale": 0.004}})"),

@@ -140,6 +140,38 @@ TEST(NpyFile, WriteThenRead) {
   EXPECT_EQ(Read<int8_t>(dir / "t.npy").data, (std::vector<int8_t>{9}));
 }
 
+// Real values (float32, float64) for --input-float, --output-float and scales, and integer
+// labels (int8, uint8, int32, int64) as numpy writes them.
+TEST(NpyFile, RealsAndLabels) {
+  testing::ScratchDir dir;
+  const Tensor<float> f({2, 2}, {0.5f, -1.25f, 3e-8f, -0.0f});
+  Write(dir / "f.npy", f);
+  EXPECT_EQ(ReadHeader(dir / "f.npy").descr, "<f4");
+  // The bytes numpy writes: 0.5f is 0x3f000000, little-endian.
+  EXPECT_EQ(Encode(f).substr(128, 4), std::string("\0\0\0\x3f", 4));
+  EXPECT_EQ(Read<float>(dir / "f.npy").data, f.data);
+  const golden::Tensor<double> r = ReadReal(dir / "f.npy");
+  EXPECT_EQ(r.shape, f.shape);
+  EXPECT_EQ(r.data, (std::vector<double>{0.5, -1.25, double(3e-8f), 0.0}));
+  const Tensor<double> d({3}, {1e300, -2.5, 0.1});
+  Write(dir / "d.npy", d);
+  EXPECT_EQ(ReadReal(dir / "d.npy").data, d.data);
+  Write(dir / "i.npy", Tensor<int8_t>({1}, {3}));
+  ExpectError([&] { ReadReal(dir / "i.npy"); },
+              {"i.npy: dtype '|i1' (int8): expected float32 ('<f4') or float64 ('<f8')"});
+
+  Write(dir / "l8.npy", Tensor<int64_t>({3}, {0, 9, int64_t(1) << 40}));
+  EXPECT_EQ(ReadIntegers(dir / "l8.npy").data, (std::vector<int64_t>{0, 9, int64_t(1) << 40}));
+  Write(dir / "u8.npy", Tensor<uint8_t>({2}, {255, 7}));
+  EXPECT_EQ(ReadIntegers(dir / "u8.npy").data, (std::vector<int64_t>{255, 7}));
+  Write(dir / "i4.npy", Tensor<int32_t>({2}, {-3, 7}));
+  EXPECT_EQ(ReadIntegers(dir / "i4.npy").data, (std::vector<int64_t>{-3, 7}));
+  ExpectError([&] { ReadIntegers(dir / "f.npy"); },
+              {"f.npy: dtype '<f4' (float32): expected integers"});
+  ExpectError([] { Decode<float>(Npy(">f4", "(1,)", std::string(4, '\0')), "b.npy"); },
+              {"b.npy: dtype '>f4'", "expected float32 ('<f4')", "astype('<f4')"});
+}
+
 // ---------------------------------------------------------------------------------------------
 // Errors
 

@@ -1,0 +1,1 @@
+#include "network/accuracy.h"

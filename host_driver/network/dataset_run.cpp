@@ -1,0 +1,1 @@
+#include "network/dataset_run.h"
