@@ -4,7 +4,8 @@ quantized seed network) on `tpu run --backend golden`, against the independent N
 reference of examples/mnist/quant.py: every output element bit-exact, and the number of digits
 classified right equal to the one recorded when the subset was made (expected.json).
 No network access, no training. Usage: test_mnist_subset.py TPU [NET.json ...]
-(default: examples/mnist/data/seed_int8/net_fixed.json)
+(default: examples/mnist/data/seed_int8/net_fixed.json and net.json: integer multipliers and
+shifts, and per-channel float scales turned into them by golden::QuantizeMultiplier)
 """
 import json
 import os
@@ -80,7 +81,8 @@ def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     tpu = sys.argv[1]
-    nets = sys.argv[2:] or [os.path.join(DATA, "seed_int8", "net_fixed.json")]
+    nets = sys.argv[2:] or [os.path.join(DATA, "seed_int8", n)
+                            for n in ("net_fixed.json", "net.json")]
     images = np.load(os.path.join(DATA, "test200_images.npy"))
     labels = np.load(os.path.join(DATA, "test200_labels.npy"))
     x = (images.astype(np.int16) - 128).astype(np.int8)
