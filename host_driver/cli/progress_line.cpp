@@ -6,32 +6,59 @@
 
 namespace tpu::cli {
 
-void ProgressLine::Begin(uint64_t expected_cycles) {
-  expected_ = expected_cycles;
+void ProgressPacer::Start() {
   tty_ = isatty(STDERR_FILENO) != 0;
   printed_ = false;
   start_ = Clock::now();
   last_ = Clock::time_point{};
 }
 
-void ProgressLine::Update(uint64_t cycles) {
-  const double elapsed = Seconds(start_);
-  if (elapsed < kFirstAfter || Seconds(last_) < (tty_ ? 1.0 : 10.0)) return;
+bool ProgressPacer::Due() const {
+  return Seconds(start_) >= kFirstAfter && Seconds(last_) >= (tty_ ? 1.0 : 10.0);
+}
+
+void ProgressPacer::Print(const std::string& text) {
   last_ = Clock::now();
-  const double pct = expected_ ? 100.0 * double(cycles) / double(expected_) : 0.0;
-  std::fprintf(stderr,
-               "%stpu: simulating: %llu device cycles, ~%.0f%% of an estimated %llu (one per "
-               "MXU row), %.0f kcycles/s%s",
-               tty_ ? "\r" : "", static_cast<unsigned long long>(cycles), pct > 100 ? 100.0 : pct,
-               static_cast<unsigned long long>(expected_), double(cycles) / elapsed / 1e3,
-               tty_ ? "" : "\n");
+  std::fprintf(stderr, "%s%s%s", tty_ ? "\r" : "", text.c_str(), tty_ ? "" : "\n");
   std::fflush(stderr);
   printed_ = true;
 }
 
-void ProgressLine::End() {
+void ProgressPacer::Finish() {
   if (printed_ && tty_) std::fputc('\n', stderr);
   printed_ = false;
+}
+
+void ProgressLine::Begin(uint64_t expected_cycles) {
+  expected_ = expected_cycles;
+  pacer_.Start();
+}
+
+void ProgressLine::Update(uint64_t cycles) {
+  if (!pacer_.Due()) return;
+  const double pct = expected_ ? 100.0 * double(cycles) / double(expected_) : 0.0;
+  char text[256];
+  std::snprintf(text, sizeof text,
+                "tpu: simulating: %llu device cycles, ~%.0f%% of an estimated %llu (one per MXU "
+                "row), %.0f kcycles/s",
+                static_cast<unsigned long long>(cycles), pct > 100 ? 100.0 : pct,
+                static_cast<unsigned long long>(expected_),
+                double(cycles) / pacer_.elapsed() / 1e3);
+  pacer_.Print(text);
+}
+
+void ProgressLine::End() { pacer_.Finish(); }
+
+void BatchProgress::Before(int64_t batch, int64_t batches, int64_t done, int64_t images) {
+  if (!pacer_.Due() || done == 0) return;
+  const double rate = double(done) / pacer_.elapsed();
+  char text[256];
+  std::snprintf(text, sizeof text,
+                "tpu run: %lld of %lld images (batch %lld of %lld), %.1f images/s, ~%.0f s left ",
+                static_cast<long long>(done), static_cast<long long>(images),
+                static_cast<long long>(batch + 1), static_cast<long long>(batches), rate,
+                double(images - done) / rate);
+  pacer_.Print(text);
 }
 
 }  // namespace tpu::cli

@@ -172,9 +172,14 @@ RunSummary Summarize(const Network& net, const network::NetworkRun& run,
                                     [](const auto& l) { return !l.on_host; }));
 
   const int kept = run.residency.ub_tensors;
+  const DatasetInfo& d = info.dataset;
   s.title = "tpu run: network \"" + net.name + "\" on the " + info.backend + " backend (" +
             std::to_string(net.layers.size()) + " layers, " + std::to_string(s.device_runs) +
-            " device runs; " +
+            " device runs" +
+            (d.batches > 1 ? " per batch, " + std::to_string(d.batches) + " batches of " +
+                                 std::to_string(d.batch)
+                           : std::string()) +
+            "; " +
             (kept == 0 ? std::string("every intermediate tensor returns to the host")
                        : std::to_string(kept) + " intermediate tensors stay in the UB") +
             ")";
@@ -220,6 +225,9 @@ void PrintJson(std::ostream& out, const Network& net, const network::NetworkRun&
               {"sim_kcycles_per_s", s.simulated_cycles && t.wall > 0
                                         ? json(double(*s.simulated_cycles) / t.wall / 1e3)
                                         : json(nullptr)}}}};
+  r["output_scale"] = Opt(net.output_scale());
+  r["input_scale"] = Opt(net.input_scale);
+  AddDatasetJson(r, info.dataset, RatesOf(info.dataset.images, s.simulated_us, t.wall));
   out << r.dump() << "\n";
 }
 
@@ -314,6 +322,7 @@ void PrintText(std::ostream& out, const Network& net, const network::NetworkRun&
     out << "  simulation speed: " << Fixed(double(*sum.simulated_cycles) / t.wall / 1e3, 1)
         << " kcycles/s\n";
   }
+  PrintDatasetText(out, info.dataset, RatesOf(info.dataset.images, sum.simulated_us, t.wall));
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <ostream>
 #include <string>
 
+#include "dataset_report.h"
 #include "network/network.h"
 #include "network/network_run.h"
 
@@ -30,6 +31,7 @@ struct NetworkRunInfo {
   std::string device;       // the device configuration (layer_options.h DeviceText)
   std::string pcie;         // the link, as the layer reports give it
   double wall_seconds = 0;  // wall-clock time of the whole run
+  DatasetInfo dataset;      // images, batches, folded layers, float ends, accuracy
 };
 
 void PrintNetworkRun(std::ostream& out, const network::Network& net, const network::NetworkRun& run,

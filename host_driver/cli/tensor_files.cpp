@@ -82,5 +82,7 @@ template void SaveTensor<int8_t>(const std::string&, const std::string&,
                                  const golden::Tensor<int8_t>&);
 template void SaveTensor<int32_t>(const std::string&, const std::string&,
                                   const golden::Tensor<int32_t>&);
+template void SaveTensor<float>(const std::string&, const std::string&,
+                                const golden::Tensor<float>&);
 
 }  // namespace tpu::cli

@@ -242,7 +242,9 @@ NetworkRun RunNetwork(const Network& network, const golden::Tensor<int8_t>& inpu
   CheckNetworkInput(network, input, "input");
   NetworkRun run;
   const std::optional<isa::DeviceLimits> limits = backend.device_limits();
-  if (limits) {
+  if (limits && options.plan) {
+    run.residency = *options.plan;
+  } else if (limits) {
     run.residency = PlanResidency(network, *limits, options.keep_in_ub);
   } else {
     run.residency.layers.resize(network.layers.size());  // all through the host

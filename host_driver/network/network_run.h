@@ -107,6 +107,9 @@ struct RunOptions {
   bool keep_in_ub = true;
   // Called before each layer runs (progress messages); may be empty.
   std::function<void(const Layer&)> before_layer;
+  // PlanResidency of this network for the backend's device, made once for many runs of the
+  // same shapes (a data set's batches); null: planned here.
+  const ResidencyPlan* plan = nullptr;
 };
 
 // Runs every layer in order on `backend`: through LayerBackend::RunProgram with the residency

@@ -3,12 +3,17 @@
 // which must fail with status 2 before any simulation.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
+#include <random>
+#include <vector>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "network/network.h"
+#include "network/dataset_run.h"
 #include "network/network_run.h"
 #include "cli/tpu_binary.h"
 #include "network_testing.h"
@@ -38,7 +43,7 @@ TEST(TpuRunBinary, RtlCheckPassesEveryLayer) {
   ScratchDir dir;
   const std::string net = WriteSmallNetwork(dir, 3);
   const TpuRun r = RunTpu("run '" + net + "' --input '" + dir / "x.npy" + "' --output '" +
-                              dir / "y.npy" + "' --backend rtl --check-layers --report json",
+                              dir / "y.npy" + "' --backend rtl --check-layers --no-fold --report json",
                           dir);
   ASSERT_EQ(r.status, 0) << r.err << r.out;
   const nlohmann::json j = nlohmann::json::parse(r.out);
@@ -71,7 +76,7 @@ TEST(TpuRunBinary, RtlKeepsIntermediatesInTheUb) {
   const std::string net = WriteSmallNetwork(dir, 3);
   const auto run = [&](const std::string& check) {
     const TpuRun r = RunTpu("run '" + net + "' --input '" + dir / "x.npy" + "' --output '" +
-                                dir / "y.npy" + "' --backend rtl " + check + " --report json",
+                                dir / "y.npy" + "' --backend rtl --no-fold " + check + " --report json",
                             dir);
     EXPECT_EQ(r.status, 0) << r.err << r.out;
     return nlohmann::json::parse(r.out);
@@ -111,6 +116,145 @@ TEST(TpuRunBinary, BadNetworkFailsBeforeSimulating) {
       << r.err;
   EXPECT_EQ(r.err.find("simulating"), std::string::npos);
   EXPECT_TRUE(ReadFile(dir / "y.npy").empty());
+}
+
+
+// ---------------------------------------------------------------------------------------------
+// Data sets (docs/networks.md "Data sets")
+
+// The small network with scales: the input's and the dense layer's output scale.
+std::string WriteScaledNetwork(const ScratchDir& dir, uint32_t seed = 1) {
+  WriteSmallNetwork(dir, seed);
+  std::vector<std::string> layers = testing::SmallLayers();
+  layers[4] = R"({"type": "dense", "name": "fc", "weights": "dw.npy", "bias": "db.npy",
+                  "requant": {"scale": 0.004}, "output_zero_point": 4, "output_scale": 0.125})";
+  return dir.WriteFile("scaled.json",
+                       testing::NetworkJson(layers, R"({"shape": [2, 6, 6, 3], "zero_point": 3, "scale": 0.05})"));
+}
+
+// Three images in batches of two on the device, --check on every batch, the relu folded into
+// the dense layer: the output of one batch of three, bit-exact.
+TEST(TpuRunDataset, RtlPartialLastBatchChecked) {
+  ScratchDir dir;
+  const std::string net = WriteSmallNetwork(dir, 3);
+  std::mt19937 rng(4);
+  const golden::Tensor<int8_t> x = testing::RandomInt8({3, 6, 6, 3}, rng);
+  npy::Write(dir / "x3.npy", x);
+  const TpuRun r = RunTpu("run '" + net + "' --input '" + dir / "x3.npy" + "' --output '" +
+                              dir / "y.npy" + "' --backend rtl --check --report json",
+                          dir);
+  ASSERT_EQ(r.status, 0) << r.err << r.out;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["images"], 3);
+  EXPECT_EQ(j["batch"], 2);
+  EXPECT_EQ(j["batches"], 2);
+  EXPECT_EQ(j["input_shape"], (std::vector<int64_t>{3, 6, 6, 3}));
+  EXPECT_EQ(j["output_shape"], (std::vector<int64_t>{3, 7}));
+  ASSERT_EQ(j["folded_layers"].size(), 1u);
+  EXPECT_EQ(j["folded_layers"][0]["name"], "activation5");
+  EXPECT_EQ(j["folded_layers"][0]["into"], "fc");
+  EXPECT_EQ(j["layers"].size(), 5u);
+  EXPECT_EQ(j["check"].get<std::string>().rfind("PASS (21 int8 results", 0), 0u) << j["check"];
+  EXPECT_GT(j["images_per_s"]["simulated"].get<double>(), 0);
+  EXPECT_GT(j["images_per_s"]["wall"].get<double>(), 0);
+  const Network n = LoadNetwork(net);
+  golden::Tensor<int8_t> want = x;
+  for (const Layer& layer : n.layers) {  // the network as written, at batch 3
+    Layer l = layer;
+    l.input_shape[0] = 3;
+    l.output_shape[0] = 3;
+    want = ReferenceLayer(l, want);
+  }
+  EXPECT_EQ(npy::Read<int8_t>(dir / "y.npy").data, want.data);
+  EXPECT_EQ(r.err.find("layer 1/"), std::string::npos) << r.err;  // a progress line instead
+}
+
+// Float in (quantized with the input's scale and zero point), float out (dequantized with the
+// last layer's), labels scored: the text report says so.
+TEST(TpuRunDataset, FloatInputOutputAndLabels) {
+  ScratchDir dir;
+  const std::string net = WriteScaledNetwork(dir);
+  const golden::Tensor<float> xf({3, 6, 6, 3}, [] {
+    std::vector<float> v(3 * 108);
+    for (size_t i = 0; i < v.size(); ++i) v[i] = float(int(i % 23) - 11) * 0.0375f;
+    return v;
+  }());
+  npy::Write(dir / "xf.npy", xf);
+  npy::Write(dir / "labels.npy", golden::Tensor<int64_t>({3}, {0, 6, 2}));
+  const TpuRun r = RunTpu("run '" + net + "' --input '" + dir / "xf.npy" + "' --input-float --output '" +
+                              dir / "y.npy" + "' --output-float '" + dir / "f.npy" +
+                              "' --labels '" + dir / "labels.npy" + "' --batch 1 --check",
+                          dir);
+  ASSERT_EQ(r.status, 0) << r.err << r.out;
+  // The int8 input the device saw: round(x / 0.05) + 3, as TFLite's Quantize.
+  golden::Tensor<int8_t> xq({3, 6, 6, 3});
+  for (size_t i = 0; i < xq.data.size(); ++i) {
+    xq.data[i] = int8_t(std::clamp(int(std::round(xf.data[i] / 0.05f)) + 3, -128, 127));
+  }
+  const golden::Tensor<int8_t> y = npy::Read<int8_t>(dir / "y.npy");
+  EXPECT_EQ(y.data, ReferenceNetwork(network::WithBatch(LoadNetwork(net), 3), xq).data);
+  const golden::Tensor<float> f = npy::Read<float>(dir / "f.npy");
+  ASSERT_EQ(f.shape, y.shape);
+  for (size_t i = 0; i < f.data.size(); ++i) {
+    EXPECT_EQ(f.data[i], float(0.125 * (int(y.data[i]) - 4))) << i;
+  }
+  int correct = 0;
+  const std::vector<int64_t> labels = {0, 6, 2};
+  for (size_t n = 0; n < 3; ++n) {
+    const auto row = y.data.begin() + std::ptrdiff_t(7 * n);
+    correct += std::max_element(row, row + 7) - row == labels[n];
+  }
+  const std::string pct = correct == 0 ? "0.00%" : correct == 1 ? "33.33%" : correct == 2 ? "66.67%" : "100.00%";
+  EXPECT_NE(r.out.find("top-1 accuracy: " + pct + " (" + std::to_string(correct) + " of 3 images"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("images: 3 in 3 batches of 1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("folded (run as part of the layer before, bit-exact): activation5 into fc"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("quantized with scale 0.05, zero point 3"), std::string::npos) << r.out;
+}
+
+// Bad data-set options fail with status 2 before anything runs and write nothing.
+TEST(TpuRunDataset, BadInputsFailBeforeRunning) {
+  ScratchDir dir;
+  const std::string net = WriteSmallNetwork(dir);  // no scales
+  const std::string scaled = WriteScaledNetwork(dir);
+  npy::Write(dir / "xf.npy", golden::Tensor<float>({2, 6, 6, 3}));
+  npy::Write(dir / "x5.npy", golden::Tensor<int8_t>({5, 6, 6, 3}));
+  npy::Write(dir / "l4.npy", golden::Tensor<int64_t>({4}));
+  npy::Write(dir / "l5.npy", golden::Tensor<int32_t>({5}, {0, 1, 2, 3, 7}));
+  npy::Write(dir / "xbad.npy", golden::Tensor<int8_t>({5, 6, 3, 6}));
+  const std::string x5 = " --input '" + dir / "x5.npy" + "'";
+  const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+      {"'" + net + "' --input '" + dir / "xf.npy" + "' --input-float",
+       {"--input-float: the network has no input scale", "\"scale\""}},
+      {"'" + net + "' --input '" + dir / "xf.npy" + "'",
+       {"--input: ", "xf.npy", "float32", "add --input-float"}},
+      {"'" + net + "'" + x5 + " --output-float '" + dir / "f.npy" + "'",
+       {"--output-float: the scale of the network's output is unknown", "output_scale"}},
+      {"'" + scaled + "'" + x5 + " --output-float '" + dir / "y.npy" + "'",
+       {"--output-float", "the same file as --output"}},
+      {"'" + net + "'" + x5 + " --batch 0", {"--batch 0: expected a batch of 1 or more"}},
+      {"'" + net + "'" + x5 + " --labels '" + dir / "l4.npy" + "'",
+       {"--labels: ", "l4.npy: shape (4,)", "expected (5,)"}},
+      {"'" + net + "'" + x5 + " --labels '" + dir / "l5.npy" + "'",
+       {"label[4] = 7", "0 .. 6"}},
+      {"'" + net + "'" + x5 + " --labels '" + dir / "xf.npy" + "'",
+       {"--labels: ", "expected integers"}},
+      {"'" + net + "' --input '" + dir / "xbad.npy" + "'",
+       {"--input: ", "shape (5, 6, 3, 6)", "expected (n, 6, 6, 3)"}},
+  };
+  for (const auto& [args, parts] : cases) {
+    const TpuRun r = RunTpu("run " + args + " --output '" + dir / "y.npy" + "' --backend rtl", dir);
+    EXPECT_EQ(r.status, 2) << args << "\n" << r.err;
+    for (const auto& part : parts) {
+      EXPECT_NE(r.err.find(part), std::string::npos) << args << "\n" << r.err << "\nwant: " << part;
+    }
+    EXPECT_EQ(r.err.find("layer 1/"), std::string::npos) << r.err;
+    EXPECT_TRUE(ReadFile(dir / "y.npy").empty()) << args;
+    EXPECT_TRUE(ReadFile(dir / "f.npy").empty()) << args;
+  }
 }
 
 }  // namespace
