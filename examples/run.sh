@@ -18,13 +18,7 @@ if [[ -z "$name" || ! -f "$here/$name/make_network.py" ]]; then
   exit 2
 fi
 shift
-build="${BUILD:-build}"
-[[ "$build" = /* ]] || build="$root/$build"
-tpu="$build/host_driver/cli/tpu"
-if [[ ! -x "$tpu" ]]; then
-  echo "examples/run.sh: $tpu not built: cmake --build $build --target tpu" >&2
-  exit 2
-fi
+source "$here/find_tpu.sh" examples/run.sh
 out="$build/examples/$name"
 python3 "$here/$name/make_network.py" "$out" >&2  # stdout: only the report
 exec "$tpu" run "$out/net.json" --input "$out/x.npy" --output "$out/y.npy" \

@@ -6,7 +6,9 @@
 # `tpu import` of the ONNX model -> `tpu run` over the 2,000 test digits with --labels, on
 # BACKEND (default rtl), checked against golden; prints float vs int8 accuracy.
 # BUILD (default build) is the CMake build directory; everything is written to
-# $BUILD/examples/mnist. RETRAIN=1 trains again even if a trained model is there.
+# $BUILD/examples/mnist. RETRAIN=1 trains again even if a trained model is there. BATCH
+# (default 32) is the device batch: 32 digits per run of the network load the dense weights
+# once for all of them (2.5x fewer cycles per digit than batch 1 for the seed network).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
@@ -16,13 +18,7 @@ case "${1:-}" in
   ""|-*) ;;
   *) echo "usage: examples/mnist/run.sh [seed|deep] [tpu run options]" >&2; exit 2 ;;
 esac
-build="${BUILD:-build}"
-[[ "$build" = /* ]] || build="$root/$build"
-tpu="$build/host_driver/cli/tpu"
-if [[ ! -x "$tpu" ]]; then
-  echo "examples/mnist/run.sh: $tpu not built: cmake --build $build --target tpu" >&2
-  exit 2
-fi
+source "$here/../find_tpu.sh" examples/mnist/run.sh
 # Debian's python3 has NumPy, PyTorch and ONNX (scripts/install-deps.sh); a pyenv or venv
 # python3 earlier on PATH may not.
 py=/usr/bin/python3
@@ -52,4 +48,5 @@ print(f"examples/mnist/run.sh: {s['model']}: float model {100 * s['float_accurac
 PY
 exec "$tpu" run "$net" --input "$out/$model/test_x_float.npy" --input-float \
   --labels "$out/data/test_labels.npy" --output "$out/$model/y_$backend.npy" \
-  --output-float "$out/$model/y_${backend}_float.npy" --backend "$backend" --check "$@"
+  --output-float "$out/$model/y_${backend}_float.npy" --backend "$backend" --check \
+  --batch "${BATCH:-32}" "$@"
