@@ -5,7 +5,8 @@ network access, no training) from a full run of fetch_mnist.py, train.py and qua
   data/test200_images.npy, data/test200_labels.npy   the first 200 test digits (uint8 NHWC,
                                                      int64 labels) of fetch_mnist.py's split
   data/seed_int8/                                    the seed network as quantize.py wrote it
-                                                     (net.json, net_fixed.json and their .npy)
+                                                     (net.json, net_fixed.json and their .npy;
+                                                     model.onnx, its int8 ONNX export)
   data/seed_int8/expected.json                       its NumPy int8 reference's correct count
                                                      on those 200 digits, and the float model's
 
@@ -45,6 +46,7 @@ def main():
                     shutil.copy(os.path.join(seed, layer[key]), net_dir)
             for name in layer.get("requant", {}).values():
                 shutil.copy(os.path.join(seed, name), net_dir)
+    shutil.copy(os.path.join(seed, "model.onnx"), net_dir)
     ref = np.load(os.path.join(seed, "test_ref_int8.npy"))[:COUNT]
     with open(os.path.join(seed, "quantized.json")) as f:
         summary = json.load(f)

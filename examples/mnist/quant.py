@@ -4,9 +4,10 @@ reference of the quantized network (NumPy only: the tests import this module).
 Scheme: weights int8 symmetric per output channel (scale_c = max|w_c| / 127, zero point 0,
 values in [-127, 127]); activations int8 asymmetric per tensor, calibrated as [min(lo, 0),
 max(hi, 0)] of the float values seen (scale = (max - min) / 255, zero point placing the real 0.0
-exactly on a code); biases int32 with scale input_scale * weight_scale[c]; each output channel
-requantized by the real multiplier input_scale * weight_scale[c] / output_scale, held as a Q0.31
-multiplier and shift by quantize_multiplier() (golden::QuantizeMultiplier: TFLite's
+exactly on a code); every scale a float32 number, as TFLite and ONNX store them; biases int32
+with scale input_scale * weight_scale[c]; each output channel requantized by the real
+multiplier input_scale * weight_scale[c] / output_scale (in double, TFLite's order), held as a
+Q0.31 multiplier and shift by quantize_multiplier() (golden::QuantizeMultiplier: TFLite's
 QuantizeMultiplier) and applied with TFLite's double rounding (golden::Requantize).
 """
 import math
@@ -64,13 +65,18 @@ def requantize(acc, multipliers, shifts, out_zero_point, act_min=-128, act_max=1
     return np.clip(y, act_min, act_max).astype(np.int8)
 
 
+def f32(x):
+    """x rounded to float32 and back: scales are float32 numbers in TFLite and ONNX files."""
+    return np.asarray(x, dtype=np.float32).astype(np.float64)[()]
+
+
 def activation_params(lo, hi):
     """(scale, zero_point) of an int8 tensor holding reals in [lo, hi] (TFLite's nudging: the
     range always holds 0.0, and 0.0 is exactly a code)."""
     lo, hi = min(float(lo), 0.0), max(float(hi), 0.0)
     if hi == lo:
         return 1.0, 0
-    scale = (hi - lo) / 255.0
+    scale = float(f32((hi - lo) / 255.0))
     zero_point = int(np.clip(round(-128 - lo / scale), -128, 127))
     return scale, zero_point
 
@@ -79,7 +85,7 @@ def quantize_weights(w, axis):
     """Symmetric per-channel int8 weights along `axis` (the output channels): (q, scales)."""
     other = tuple(i for i in range(w.ndim) if i != axis)
     amax = np.abs(w).max(axis=other)
-    scales = np.where(amax > 0, amax / 127.0, 1.0)
+    scales = f32(np.where(amax > 0, amax / 127.0, 1.0))
     shape = [1] * w.ndim
     shape[axis] = -1
     q = np.clip(np.round(w / scales.reshape(shape)), -127, 127).astype(np.int8)
@@ -151,6 +157,8 @@ def run_reference(layers, x, input_zero_point, batch=100):
                 t = max_pool(t, L["window"])
             elif kind == "relu":
                 t = np.maximum(t, relu_min(z)).astype(np.int8)
+            elif kind == "clamp":
+                t = np.clip(t, L["min"], L["max"]).astype(np.int8)
             elif kind == "flatten":
                 t = t.reshape(len(t), -1)
             else:

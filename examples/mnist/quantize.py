@@ -16,7 +16,7 @@ float and int8 accuracy on the 2,000 test digits:
   DIR/NAME/quantized.json      calibration, accuracies, times
 
 Input: pixel p in 0..255 is the real p / 255, held as the int8 p - 128 (scale 1/255, zero point
--128): lossless. Activations are calibrated on --calibration training digits (default 2000, the
+-128; the scale is float32(1/255)): lossless. Activations are calibrated on --calibration training digits (default 2000, the
 first of the training set) by min/max.
 """
 import argparse
@@ -36,7 +36,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import models  # noqa: E402
 import quant  # noqa: E402
 
-INPUT_SCALE = 1.0 / 255.0
+# Scales are float32 numbers, as TFLite and ONNX store them (quant.f32), so that a tool reading
+# the ONNX export computes the same multipliers as net.json's.
+INPUT_SCALE = quant.f32(1.0 / 255.0)
 INPUT_ZERO_POINT = -128
 
 
@@ -85,7 +87,7 @@ def quantize_model(steps, ranges):
             if np.abs(bias).max() > quant.INT32_MAX:
                 sys.exit(f"quantize.py: {name}: a bias does not fit int32")
             s_out, z_out = quant.activation_params(*next(it))
-            real = s_in * w_scales / s_out
+            real = (s_in * w_scales) / s_out          # TFLite's order, in double
             qm = [quant.quantize_multiplier(r) for r in real]
             layers.append({
                 "type": kind, "name": name, "w": q, "b": bias.astype(np.int32),

@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
 """The committed MNIST subset (examples/mnist/data/: 200 real test digits and the trained,
 quantized seed network) on `tpu run --backend golden`, against the independent NumPy int8
-reference of examples/mnist/quant.py: every output element bit-exact, and the number of digits
-classified right equal to the one recorded when the subset was made (expected.json).
-No network access, no training. Usage: test_mnist_subset.py TPU [NET.json ...]
+reference of examples/mnist/quant.py: every output element bit-exact, the number of digits
+classified right equal to the one recorded when the subset was made (expected.json), and the
+same outputs from every form of the network.
+No network access, no training. Usage: test_mnist_subset.py TPU [--onnx] [NET.json ...]
 (default: examples/mnist/data/seed_int8/net_fixed.json and net.json: integer multipliers and
-shifts, and per-channel float scales turned into them by golden::QuantizeMultiplier)
+shifts, and per-channel float scales turned into them by golden::QuantizeMultiplier). --onnx:
+also `tpu import` the network's int8 ONNX export (seed_int8/model.onnx, float32 scales as
+quantize.py computes with) and check the imported network the same way.
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -42,14 +46,16 @@ def reference_layers(net, base):
                            "relu": L.get("activation", "none") == "relu",
                            "multipliers": mult, "shifts": shifts,
                            "output_zero_point": L.get("output_zero_point", 0)})
-        elif kind == "pool":
-            assert L.get("mode", "max") == "max"
+        elif kind == "pool" and L.get("mode", "max") == "max":
             layers.append({"type": "pool", "window": tuple(L["window"])})
-        elif kind == "activation":
-            assert L["function"] == "relu"
+        elif kind == "activation" and L["function"] == "relu":
             layers.append({"type": "relu"})
-        else:
+        elif kind == "activation" and L["function"] == "clamp":
+            layers.append({"type": "clamp", "min": L.get("min", -128), "max": L.get("max", 127)})
+        elif kind == "flatten":
             layers.append({"type": kind})
+        else:
+            sys.exit(f"FAIL: the NumPy reference has no {kind} layer like {L}")
     return layers
 
 
@@ -81,12 +87,21 @@ def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
     tpu = sys.argv[1]
-    nets = sys.argv[2:] or [os.path.join(DATA, "seed_int8", n)
-                            for n in ("net_fixed.json", "net.json")]
+    args = [a for a in sys.argv[2:] if a != "--onnx"]
+    nets = args or [os.path.join(DATA, "seed_int8", n) for n in ("net_fixed.json", "net.json")]
+    tmp = tempfile.TemporaryDirectory()
+    if "--onnx" in sys.argv[2:]:
+        seed = os.path.join(DATA, "seed_int8")
+        imported = os.path.join(tmp.name, "imported.json")
+        subprocess.run([tpu, "import", os.path.join(seed, "model.onnx"), "--output", imported],
+                       check=True, stdout=subprocess.DEVNULL)
+        shutil.copy(os.path.join(seed, "expected.json"), tmp.name)
+        nets.append(imported)
     images = np.load(os.path.join(DATA, "test200_images.npy"))
     labels = np.load(os.path.join(DATA, "test200_labels.npy"))
     x = (images.astype(np.int16) - 128).astype(np.int8)
     failed = False
+    first = None  # every network is the same quantized model: the same outputs
     for net_path in nets:
         with open(net_path) as f:
             net = json.load(f)
@@ -97,10 +112,15 @@ def main():
         y = run_golden(tpu, net_path, net, x)
         differ = int((y != ref).sum())
         correct = int((y.argmax(1) == labels).sum())
-        print(f"{os.path.relpath(net_path, root)}: {len(x)} digits: golden vs NumPy reference: "
+        print(f"{net_path}: {len(x)} digits: golden vs NumPy reference: "
               f"{differ} of {y.size} elements differ; {correct} classified right "
               f"(expected {expected['int8_correct']})")
-        if y.shape != ref.shape or differ or correct != expected["int8_correct"]:
+        if first is None:
+            first = y
+        same = y.shape == first.shape and (y == first).all()
+        if not same:
+            print(f"  differs from {nets[0]}'s output in {int((y != first).sum())} elements")
+        if y.shape != ref.shape or differ or correct != expected["int8_correct"] or not same:
             failed = True
     if failed:
         sys.exit("FAIL")
