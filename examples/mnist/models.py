@@ -24,7 +24,8 @@ class NhwcFlatten(nn.Module):
 def build(name):
     if name == "seed":
         return nn.Sequential(
-            nn.Conv2d(1, 64, 3), nn.MaxPool2d(2), nn.ReLU(), NhwcFlatten(), nn.Linear(13 * 13 * 64, 10))
+            nn.Conv2d(1, 64, 3), nn.MaxPool2d(2), nn.ReLU(), NhwcFlatten(),
+            nn.Linear(13 * 13 * 64, 10))
     if name == "deep":
         return nn.Sequential(
             nn.Conv2d(1, 64, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2),

@@ -15,14 +15,13 @@ float and int8 accuracy on the 2,000 test digits:
   DIR/NAME/test_ref_int8.npy   the NumPy int8 reference's outputs (2000, 10)
   DIR/NAME/quantized.json      calibration, accuracies, times
 
-Input: pixel p in 0..255 is the real p / 255, held as the int8 p - 128 (scale 1/255, zero point
--128; the scale is float32(1/255)): lossless. Activations are calibrated on --calibration training digits (default 2000, the
-first of the training set) by min/max.
+Input: pixel p in 0..255 is the real p / 255, held as the int8 p - 128 (scale 1/255 as a
+float32, zero point -128): lossless. Activations are calibrated on --calibration training
+digits (default 2000, the first of the training set) by min/max.
 """
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -105,8 +104,8 @@ def quantize_model(steps, ranges):
 
 
 def write_network(layers, out_dir, net_name, batch, fixed):
-    """Writes the network file and its .npy files; `fixed`: multipliers/shifts instead of the
-    float scales and the input scale (the format before per-channel float scales)."""
+    """Writes the network file (one layer a line) and its .npy files; `fixed`: multipliers and
+    shifts instead of the float scales and the input scale (the format before float scales)."""
     inp = {"shape": [batch, 28, 28, 1], "zero_point": INPUT_ZERO_POINT}
     if not fixed:
         inp["scale"] = INPUT_SCALE
@@ -139,7 +138,6 @@ def write_network(layers, out_dir, net_name, batch, fixed):
         else:
             layer = {"type": "flatten", "name": name}
         out.append(layer)
-    net = {"name": net_name, "input": inp, "layers": out}
     path = os.path.join(out_dir, "net_fixed.json" if fixed else "net.json")
     with open(path, "w") as f:
         f.write("{\n")
@@ -169,7 +167,7 @@ def check_onnx(onnx_eval, path, test_u8, test_y, ref, out_scale, out_zp):
     y = np.concatenate([onnx_eval.run(path, x[i:i + 200]) for i in range(0, len(x), 200)])
     q = np.clip(np.round(y / np.float32(out_scale)) + out_zp, -128, 127).astype(np.int8)
     diff = np.abs(q.astype(np.int16) - ref)
-    return {"accuracy": float((y.argmax(1) == test_y).mean()),
+    return {"images": len(x), "accuracy": float((y.argmax(1) == test_y).mean()),
             "elements_differing": int((diff > 0).sum()), "max_difference": int(diff.max())}
 
 
@@ -183,6 +181,8 @@ def main():
     p.add_argument("--tpu", help="the tpu binary: compare the NumPy reference with `tpu run "
                    "--backend golden` on the first --golden-images test digits")
     p.add_argument("--golden-images", type=int, default=200)
+    p.add_argument("--onnx-images", type=int, default=2000,
+                   help="test digits evaluated with ONNX's semantics (onnx_eval.py)")
     p.add_argument("--threads", type=int, default=2)
     a = p.parse_args()
     torch.set_num_threads(a.threads)
@@ -227,11 +227,12 @@ def main():
             onnx_path = os.path.join(out, "model.onnx")
             onnx_summary = {"written": onnx_export.export(
                 layers, (INPUT_SCALE, INPUT_ZERO_POINT), onnx_path, f"mnist_{name}")}
-            onnx_summary.update(check_onnx(onnx_eval, onnx_path, test_u8, test_y, ref,
-                                           out_scale, out_zp))
+            k = a.onnx_images
+            onnx_summary.update(check_onnx(onnx_eval, onnx_path, test_u8[:k], test_y[:k],
+                                           ref[:k], out_scale, out_zp))
             print(f"quantize.py: {name}: {onnx_summary['written']}; ONNX's float requantization:"
                   f" accuracy {100 * onnx_summary['accuracy']:.2f}%, "
-                  f"{onnx_summary['elements_differing']} of {ref.size} output elements differ "
+                  f"{onnx_summary['elements_differing']} of {ref[:k].size} output elements differ "
                   f"from the fixed-point reference (at most {onnx_summary['max_difference']})")
         summary = {"model": name, "calibration": f"min/max over the first {a.calibration} "
                    "training digits", "test_images": len(test_y), "float_accuracy": float_acc,

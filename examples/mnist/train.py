@@ -75,7 +75,8 @@ def main():
         x_test = models.to_float_input(np.load(os.path.join(data, "test_images.npy")))
         y_test = torch.from_numpy(np.load(os.path.join(data, "test_labels.npy")))
     except FileNotFoundError as e:
-        sys.exit(f"train.py: {e.filename}: missing: run examples/mnist/fetch_mnist.py {a.dir} first")
+        sys.exit(f"train.py: {e.filename}: missing: run examples/mnist/fetch_mnist.py {a.dir} "
+                 "first")
     for name in models.NAMES if a.model == "all" else (a.model,):
         epochs = a.epochs or DEFAULT_EPOCHS[name]
         start = time.time()
