@@ -32,7 +32,7 @@ fi
 "$py" "$here/quantize.py" "$out" --model "$model" --tpu "$tpu" >&2
 
 net="$out/$model/net.json"
-if "$tpu" import --help >/dev/null 2>&1; then
+if "$tpu" --help | grep -q '^ *import '; then  # the subcommand list of `tpu --help`
   "$tpu" import "$out/$model/model.onnx" --output "$out/$model/imported.json" >&2
   net="$out/$model/imported.json"
 else
