@@ -4,7 +4,7 @@ BUILD   ?= build
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 CTEST_ARGS ?=
 
-.PHONY: all deps configure run example-fashion example-deep test test-long lint synth waves bench bench-scale format clean help
+.PHONY: all deps configure run example-fashion example-deep example-mnist test test-long lint synth waves bench bench-scale format clean help
 
 all: configure  ## build everything the tests need
 	cmake --build $(BUILD) -j $(JOBS)
@@ -47,6 +47,13 @@ example-fashion: configure  ## the Fashion-MNIST CNN (examples/) on the RTL, che
 example-deep: configure  ## the deeper CNN (examples/) on the RTL, checked vs golden
 	cmake --build $(BUILD) -j $(JOBS) --target tpu
 	BUILD=$(BUILD) examples/run.sh deep_cnn
+
+# MNIST_MODEL: seed (default) or deep; BACKEND=model runs the model device instead of the RTL.
+MNIST_MODEL ?= seed
+example-mnist: configure  ## real MNIST digits (examples/mnist): fetch, train, quantize, import, 2,000 test digits on the RTL with accuracy
+	@bash scripts/install-deps.sh --mnist
+	cmake --build $(BUILD) -j $(JOBS) --target tpu
+	BUILD=$(BUILD) examples/mnist/run.sh $(MNIST_MODEL)
 
 WAVES_DIR ?= $(BUILD)/waves
 # WAVES_DEVICE: the device traced (a built one, `tpu --device`; default: the list's default). The

