@@ -4,7 +4,7 @@
 // performance counters, and the same program estimated by the timing model
 // (sc_models/model_device/timing_model.h). Prints one row per program (case, device,
 // instructions, RTL cycles, model cycles, error) and the median and worst error; with --check
-// exits 1 when the median or any case leaves the bound (kMedianBound, kWorstBound).
+// exits 1 when the median or any case leaves the bound (kMedianBound, worst_bound).
 //
 //   bench_calibration --device n16 [--cases short|full] [--check] [--pcie gen3x16]
 //                     [--networks DIR] [--save FILE] [--from FILE]
@@ -41,9 +41,10 @@ extern "C" int sc_main(int, char**) { return 2; }
 namespace tpu::bench {
 namespace {
 
-// The documented bound (docs/model_calibration.md): |model - RTL| / RTL in percent.
+// The documented bound (docs/model_calibration.md): |model - RTL| / RTL in percent. The worst
+// case's bound is the goal (10%) unless --worst-bound names the looser one a device is held to.
 constexpr double kMedianBound = 5.0;
-constexpr double kWorstBound = 10.0;
+double worst_bound = 10.0;
 
 const char* const kStallNames[] = {"weights", "act_in", "dma", "dep"};
 
@@ -170,13 +171,13 @@ int Report(const devices::DeviceConfig& device, const device::PcieLink& link,
   }
   const double median = Median(errors);
   std::printf("\n%s: median |error| %.2f%% (bound %.0f%%), worst %+.2f%% (%s; bound %.0f%%)\n",
-              device.name, median, kMedianBound, worst_error, worst.c_str(), kWorstBound);
+              device.name, median, kMedianBound, worst_error, worst.c_str(), worst_bound);
   if (!check) return 0;
   bool ok = median <= kMedianBound;
   for (size_t i = 0; i < rows.size(); ++i) {
-    if (errors[i] > kWorstBound) {
+    if (errors[i] > worst_bound) {
       std::printf("FAIL: %s: error %.2f%% beyond the %.0f%% bound\n", rows[i].label.c_str(),
-                  errors[i], kWorstBound);
+                  errors[i], worst_bound);
       ok = false;
     }
   }
@@ -203,6 +204,8 @@ int main(int argc, char** argv) {
   app.add_option("--save", save, "write the programs and the RTL's figures to this file");
   app.add_option("--from", from, "estimate the programs of a --save file (no RTL run)");
   app.add_flag("--check", check, "exit 1 when an error leaves the documented bound");
+  app.add_option("--worst-bound", worst_bound, "bound of every case's |error|, percent")
+      ->check(CLI::PositiveNumber);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
