@@ -204,7 +204,7 @@ int main(int argc, char** argv) {
   app.add_option("--save", save, "write the programs and the RTL's figures to this file");
   app.add_option("--from", from, "estimate the programs of a --save file (no RTL run)");
   app.add_flag("--check", check, "exit 1 when an error leaves the documented bound");
-  app.add_option("--worst-bound", worst_bound, "bound of every case's |error|, percent")
+  app.add_option("--worst-bound", bench::worst_bound, "bound of every case's |error|, percent")
       ->check(CLI::PositiveNumber);
   try {
     app.parse(argc, argv);
