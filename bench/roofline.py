@@ -13,6 +13,8 @@ essential_bytes_detail.weights); achieved TOPS = 2 x MACs / (cycles / clock). Ne
 (python3-matplotlib).
 """
 import argparse
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -45,7 +47,8 @@ def write_mlp(out_dir, batch):
     w.dense("dense2", 1024, 1024, activation="relu", input_spread=25.0)
     w.dense("dense3", 1024, 1024, activation="relu", input_spread=25.0)
     w.dense("dense4", 1024, 10, input_spread=25.0)
-    w.write()
+    with contextlib.redirect_stdout(io.StringIO()):  # the table is the only output
+        w.write()
 
 
 def write_deep_cnn(out_dir, batch):

@@ -15,6 +15,14 @@
 namespace tpu::cli {
 namespace {
 
+// Stall cycles by cause ({"weights": ..., ...}), or null where the backend counts none.
+nlohmann::json StallsJson(const runtime::RunStats& st) {
+  if (st.stalls.empty()) return nullptr;
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [cause, cycles] : st.stalls) out[cause] = cycles;
+  return out;
+}
+
 using network::Layer;
 using network::Network;
 using nlohmann::json;
@@ -136,6 +144,7 @@ RunSummary Summarize(const Network& net, const network::NetworkRun& run,
                                       : json(run.residency.layers[i].fallback)},
                 {"cycles", Opt(st.cycles)},
                 {"mxu_utilization", Opt(st.mxu_utilization)},
+                {"stalls", StallsJson(st)},
                 {"pcie_bytes_to_device", Opt(st.pcie_bytes_to_device)},
                 {"pcie_bytes_from_device", Opt(st.pcie_bytes_from_device)},
                 {"essential_bytes", essential.total()},

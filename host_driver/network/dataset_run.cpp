@@ -13,33 +13,6 @@ std::vector<int64_t> Rebatched(std::vector<int64_t> shape, int64_t batch) {
   return shape;
 }
 
-// a + b where both are known.
-template <typename T>
-std::optional<T> Sum(const std::optional<T>& a, const std::optional<T>& b) {
-  if (!a || !b) return std::nullopt;
-  return *a + *b;
-}
-
-// `total` (the batches so far) with batch `s` added.
-void AddStats(runtime::RunStats& total, const runtime::RunStats& s) {
-  if (total.mxu_utilization && s.mxu_utilization && total.cycles && s.cycles &&
-      *total.cycles + *s.cycles > 0) {
-    total.mxu_utilization = (*total.mxu_utilization * double(*total.cycles) +
-                             *s.mxu_utilization * double(*s.cycles)) /
-                            double(*total.cycles + *s.cycles);
-  } else {
-    total.mxu_utilization.reset();
-  }
-  total.cycles = Sum(total.cycles, s.cycles);
-  total.device_seconds = Sum(total.device_seconds, s.device_seconds);
-  total.pcie_bytes_to_device = Sum(total.pcie_bytes_to_device, s.pcie_bytes_to_device);
-  total.pcie_bytes_from_device = Sum(total.pcie_bytes_from_device, s.pcie_bytes_from_device);
-  total.simulated_cycles = Sum(total.simulated_cycles, s.simulated_cycles);
-  std::map<std::string, int64_t> stalls(total.stalls.begin(), total.stalls.end());
-  for (const auto& [cause, cycles] : s.stalls) stalls[cause] += cycles;
-  total.stalls.assign(stalls.begin(), stalls.end());
-}
-
 // `total` (the batches so far, `offset` output elements) with batch `c` added.
 void AddComparison(runtime::Comparison& total, const runtime::Comparison& c, size_t offset) {
   total.same_shape = total.same_shape && c.same_shape;
@@ -80,7 +53,7 @@ void AddBatch(NetworkRun& all, NetworkRun r, const Network& net, int64_t done, b
       total.output_to = one.output_to;
       if (one.check) total.check = runtime::Comparison{};
     } else {
-      AddStats(total.stats, one.stats);
+      runtime::AddRunStats(total.stats, one.stats);
     }
     total.wall_seconds += one.wall_seconds;
     const int64_t per_image = golden::ElementCount(net.layers[i].output_shape) / size;

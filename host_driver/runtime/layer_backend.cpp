@@ -1,6 +1,7 @@
 // LayerBackend's defaults and MakeBackend: the backends that need no simulator.
 #include "runtime/layer_backend.h"
 
+#include <algorithm>
 #include <optional>
 #include <stdexcept>
 #include <utility>
@@ -37,13 +38,15 @@ void AddRunStats(RunStats& total, const RunStats& part) {
   if (busy && total.cycles && *total.cycles > 0) total.mxu_utilization = *busy / *total.cycles;
   if (total.clock_mhz != part.clock_mhz) total.clock_mhz.reset();
   total.device_seconds = Sum(total.device_seconds, part.device_seconds);
-  std::vector<std::pair<std::string, int64_t>> stalls;
-  for (const auto& [cause, cycles] : total.stalls) {
-    for (const auto& [other, more] : part.stalls) {
-      if (other == cause) stalls.push_back({cause, cycles + more});
+  for (const auto& [cause, more] : part.stalls) {
+    auto it = std::find_if(total.stalls.begin(), total.stalls.end(),
+                           [&](const auto& s) { return s.first == cause; });
+    if (it == total.stalls.end()) {
+      total.stalls.push_back({cause, more});
+    } else {
+      it->second += more;
     }
   }
-  total.stalls = std::move(stalls);
   total.pcie_bytes_to_device = Sum(total.pcie_bytes_to_device, part.pcie_bytes_to_device);
   total.pcie_bytes_from_device = Sum(total.pcie_bytes_from_device, part.pcie_bytes_from_device);
   if (total.pcie_payload_limit_bytes_per_s != part.pcie_payload_limit_bytes_per_s) {
@@ -52,6 +55,7 @@ void AddRunStats(RunStats& total, const RunStats& part) {
   total.simulated_cycles = Sum(total.simulated_cycles, part.simulated_cycles);
   if (total.trace_path.empty()) total.trace_path = part.trace_path;
   if (total.lowering.empty()) total.lowering = part.lowering;
+  total.timing_estimated = total.timing_estimated || part.timing_estimated;
 }
 
 LayerResult<int8_t> LayerBackend::RunConv2d(const golden::Tensor<int8_t>&,

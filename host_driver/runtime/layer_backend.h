@@ -83,9 +83,9 @@ struct RunStats {
 };
 
 // Adds the figures of `part`, a run that followed the runs in `total` on the same device, to
-// `total`: counts and times add up, the MXU utilization is weighted by cycles, and a figure
-// either side lacks becomes unknown. Lowering and trace path are kept from `total` (or taken
-// from `part` if `total` has none).
+// `total`: counts, times and stalls (by cause) add up, the MXU utilization is weighted by
+// cycles, and a figure either side lacks becomes unknown. Lowering and trace path are kept from
+// `total` (or taken from `part` if `total` has none); estimated if either is.
 void AddRunStats(RunStats& total, const RunStats& part);
 
 template <typename T>
