@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <memory>
 #include <set>
 #include <sstream>
 
@@ -686,11 +687,63 @@ std::string Layer::Where() const {
   return "layers[" + std::to_string(index) + "] (" + LayerTypeName(type) + " \"" + name + "\")";
 }
 
+// A parser callback that refuses a key repeated in one object: JSON parsers keep the last one
+// silently, which would hide a mistake as surely as an unknown field would. The message names
+// where (e.g. layers[1]).
+json::parser_callback_t RefuseDuplicateKeys(const std::string& source) {
+  struct Frame {
+    bool array = false;
+    int64_t elements = 0;       // arrays: elements begun so far
+    std::set<std::string> keys;  // objects: keys seen so far
+    std::string key;             // objects: the key being read
+  };
+  auto stack = std::make_shared<std::vector<Frame>>();
+  return [stack, source](int, json::parse_event_t event, json& parsed) {
+    const auto begin_element = [&] {
+      if (!stack->empty() && stack->back().array) ++stack->back().elements;
+    };
+    switch (event) {
+      case json::parse_event_t::object_start:
+      case json::parse_event_t::array_start:
+        begin_element();
+        stack->emplace_back();
+        stack->back().array = event == json::parse_event_t::array_start;
+        break;
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+        stack->pop_back();
+        break;
+      case json::parse_event_t::key: {
+        Frame& object = stack->back();
+        const std::string key = parsed.get<std::string>();
+        if (!object.keys.insert(key).second) {
+          std::string where;
+          for (size_t i = 0; i + 1 < stack->size(); ++i) {
+            const Frame& f = (*stack)[i];
+            where += f.array ? "[" + std::to_string(f.elements - 1) + "]"
+                             : (where.empty() ? "" : ".") + f.key;
+          }
+          throw NetworkError(source + ": " + (where.empty() ? "the top level" : where) +
+                             ": the key \"" + key + "\" appears twice: give each field once (a " +
+                             "JSON reader would silently keep the last)");
+        }
+        object.key = key;
+        break;
+      }
+      case json::parse_event_t::value:
+        begin_element();
+        break;
+    }
+    return true;
+  };
+}
+
 Network ParseNetwork(const std::string& json_text, const std::string& base_dir,
                      const std::string& source) {
   json root;
   try {
-    root = json::parse(json_text, nullptr, /*allow_exceptions=*/true, /*ignore_comments=*/true);
+    root = json::parse(json_text, RefuseDuplicateKeys(source), /*allow_exceptions=*/true,
+                       /*ignore_comments=*/true);
   } catch (const json::parse_error& e) {
     std::string what = e.what();
     const auto colon = what.find("] ");
