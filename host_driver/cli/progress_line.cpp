@@ -36,13 +36,21 @@ void ProgressLine::Begin(uint64_t expected_cycles) {
 
 void ProgressLine::Update(uint64_t cycles) {
   if (!pacer_.Due()) return;
-  const double pct = expected_ ? 100.0 * double(cycles) / double(expected_) : 0.0;
+  // The estimate (one cycle per MXU row) is a floor: stalls for weights, data or the link come
+  // on top, so past it the line says so instead of sitting at ~100%.
+  char where[128];
+  if (expected_ > 0 && cycles < expected_) {
+    std::snprintf(where, sizeof where, "~%.0f%% of an estimated %llu (one per MXU row)",
+                  100.0 * double(cycles) / double(expected_),
+                  static_cast<unsigned long long>(expected_));
+  } else {
+    std::snprintf(where, sizeof where,
+                  "past the %llu of one per MXU row (stalls come on top; no estimate left)",
+                  static_cast<unsigned long long>(expected_));
+  }
   char text[256];
-  std::snprintf(text, sizeof text,
-                "tpu: simulating: %llu device cycles, ~%.0f%% of an estimated %llu (one per MXU "
-                "row), %.0f kcycles/s",
-                static_cast<unsigned long long>(cycles), pct > 100 ? 100.0 : pct,
-                static_cast<unsigned long long>(expected_),
+  std::snprintf(text, sizeof text, "tpu: simulating: %llu device cycles, %s, %.0f kcycles/s",
+                static_cast<unsigned long long>(cycles), where,
                 double(cycles) / pacer_.elapsed() / 1e3);
   pacer_.Print(text);
 }
