@@ -143,10 +143,13 @@ LoadedRun Load(const RunOptions& o) {
 int Run(const RunOptions& o, const BackendFactory& make_backend) {
   // Everything that needs no simulation first: options, the network and all its files, the
   // input, the labels.
-  const BackendOptions backend_options = ResolveBackendOptions(o.layer);
+  BackendOptions backend_options = ResolveBackendOptions(o.layer);
   LoadedRun loaded = Load(o);
   const Network& net = loaded.net;
   DatasetInfo& info = loaded.info;
+  // Several batches have one progress line over the images; each program's own line would
+  // interleave with it.
+  if (info.batches > 1) backend_options.progress = nullptr;
   CheckOutputPaths(
       {{"--output", o.output}, {"--output-float", o.output_float}, {"--trace", o.layer.trace}},
       {{"NET.json", o.network}, {"--input", o.input}, {"--labels", o.labels}});
