@@ -18,6 +18,14 @@
 namespace tpu::onnx {
 namespace {
 
+// Whether Clip(0, 6) on a tensor of step `scale` is the network format's relu6 exactly: relu6
+// places 6.0 with TFLite's round (half away from zero), ONNX's QuantizeLinear with round half to
+// even; they agree unless 6 / scale is a half.
+bool Relu6RoundsAlike(double scale) {
+  const float steps = 6.0f / static_cast<float>(scale);
+  return scale > 0 && std::round(steps) == std::nearbyint(steps);
+}
+
 using json = nlohmann::ordered_json;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -278,13 +286,9 @@ void Importer::EmitClamp(const Node& node, double lo, double hi, const Quant& q)
   const int32_t qhi = quantize(hi);
   if (qlo <= -128 && qhi >= 127) return;
   json layer = {{"type", "activation"}};
-  const bool relu6_rounds_alike =
-      q.scale > 0 &&
-      std::round(6.0f / static_cast<float>(q.scale)) ==
-          std::nearbyint(6.0f / static_cast<float>(q.scale));
   if (lo == 0 && std::isinf(hi)) {
     layer["function"] = "relu";
-  } else if (lo == 0 && hi == 6 && relu6_rounds_alike) {
+  } else if (lo == 0 && hi == 6 && Relu6RoundsAlike(q.scale)) {
     layer["function"] = "relu6";
     layer["output_scale"] = q.scale;
   } else {
@@ -364,9 +368,7 @@ Value Importer::Quantize(const Node& node, Value& real, const Quant& q) {
       // Fused when it is relu or relu6, else a clamp layer after.
       json& layer = layers_.back();
       const bool relu = lo == 0 && std::isinf(hi);
-      const bool relu6 = lo == 0 && hi == 6 &&
-                         std::round(6.0f / static_cast<float>(q.scale)) ==
-                             std::nearbyint(6.0f / static_cast<float>(q.scale));
+      const bool relu6 = lo == 0 && hi == 6 && Relu6RoundsAlike(q.scale);
       if (relu || relu6) {
         layer["activation"] = relu ? "relu" : "relu6";
         out_.mapping.back() += ", " + NodeWhere(*clamp_node);
