@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 
 namespace tpu::sc {
 namespace {
@@ -85,6 +86,16 @@ void PcieLinkConfig::Validate() const {
   CheckSize("max read request size", max_read_request);
   CheckTime("link latency", latency_ns);
   CheckTime("credit update latency", credit_update_ns);
+  CheckTime("retraining time", retrain_ns);
+  for (const auto& [what, p] : {std::pair<const char*, double>{"tlp_corrupt", faults.tlp_corrupt},
+                                {"tlp_drop", faults.tlp_drop},
+                                {"dllp_corrupt", faults.dllp_corrupt},
+                                {"dllp_drop", faults.dllp_drop}}) {
+    if (!(p >= 0.0 && p <= 0.5)) {
+      throw std::invalid_argument(std::string("fault probability ") + what + " = " +
+                                  std::to_string(p) + " is not in 0 .. 0.5");
+    }
+  }
   CheckCredits("device", device_credits, max_payload);
   CheckCredits("host", host_credits, max_payload);
 }

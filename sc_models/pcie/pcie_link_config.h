@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "device/pcie_faults.h"
 #include "device/pcie_link.h"
 
 namespace tpu::sc {
@@ -45,6 +46,10 @@ struct PcieLinkConfig {
   FlowControlCredits device_credits;  // advertised by the device: limits host -> device TLPs
   FlowControlCredits host_credits;    // advertised by the root port: limits device -> host TLPs
   double credit_update_ns = 200.0;    // receiver consumes a TLP -> its credits usable again
+  // The data link layer (docs/pcie_link.md section 8): a retraining after a REPLAY_NUM rollover
+  // takes this long, during which neither direction sends (Recovery without equalization).
+  double retrain_ns = 2000.0;
+  device::PcieFaults faults;  // injected in both directions (none by default)
 
   // Throws std::invalid_argument naming the field and the allowed values.
   void Validate() const;
