@@ -12,6 +12,7 @@
 #include "compare.h"
 #include "golden/gemm.h"
 #include "layer_options.h"
+#include "link_faults_report.h"
 #include "output_paths.h"
 #include "report.h"
 #include "tensor_files.h"
@@ -65,6 +66,10 @@ int RunGemm(const GemmOptions& o, const BackendFactory& make_backend) {
   if (!o.output.empty()) r.Add("output", "output (M, N) int32", o.output);
   AddRunFigures(r, backend_options, result.stats, int64_t{o.m} * o.k * o.n, wall);
   PrintReport(r, o.layer, std::cout);
+  if (const std::string lost = LostTlpsMessage(result.stats); !lost.empty()) {
+    std::cerr << "tpu gemm: " << lost << "\n";
+    return 1;
+  }
   if (!mismatch.empty()) {
     std::cerr << "tpu gemm: " << mismatch << "\n";
     return 1;

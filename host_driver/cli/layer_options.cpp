@@ -8,6 +8,7 @@
 #include "devices/device_lookup.h"
 #include "devices/devices_gen.h"
 #include "golden/format.h"
+#include "link_faults_report.h"
 #include "progress_line.h"
 
 namespace tpu::cli {
@@ -60,6 +61,11 @@ void AddLayerOptions(CLI::App& cmd, LayerOptions& o) {
       ->type_name("genGxL")
       ->check(Checked([](const std::string& t) { ParsePcieLink(t); }))
       ->capture_default_str();
+  cmd.add_option("--pcie-faults", o.pcie_faults,
+                 "inject faults on the PCIe link (rtl backend), recovered by its data link layer "
+                 "(docs/pcie_link.md): probabilities per TLP/DLLP and a seed")
+      ->type_name("tlp_corrupt=P,tlp_drop=P,dllp_corrupt=P,dllp_drop=P,seed=N")
+      ->check(Checked([](const std::string& t) { device::ParsePcieFaults(t); }));
 }
 
 void ParseTraceWindow(const std::string& text, uint64_t& begin, uint64_t& end) {
@@ -118,6 +124,14 @@ BackendOptions ResolveBackendOptions(const LayerOptions& o) {
     resolved.link = ParsePcieLink(o.pcie);
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(std::string("--pcie: ") + e.what());
+  }
+  if (!o.pcie_faults.empty()) {
+    if (o.backend != "rtl") throw std::invalid_argument(runtime::kPcieFaultsNeedRtl);
+    try {
+      resolved.pcie_faults = device::ParsePcieFaults(o.pcie_faults);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(std::string("--pcie-faults: ") + e.what());
+    }
   }
   if (o.backend == "model" && !o.trace.empty()) {
     throw std::invalid_argument(
@@ -255,6 +269,7 @@ void AddRunFigures(Report& r, const BackendOptions& resolved, const RunStats& st
   } else {
     r.AddNotAvailable("sim_kcycles_per_s", speed, kRtlOnly);
   }
+  if (resolved.pcie_faults) AddLinkFaultFigures(r, *resolved.pcie_faults, stats);
   if (!stats.trace_path.empty()) r.Add("trace", "waveform (FST)", stats.trace_path);
 }
 
@@ -265,6 +280,10 @@ int FinishLayerReport(Report& r, const std::string& command, const LayerOptions&
   r.Add("output_checksum", "output checksum (FNV-1a 64)", HexChecksum(Fnv1a64(result.output)));
   AddRunFigures(r, resolved, result.stats, macs, wall_seconds, macs_label);
   PrintReport(r, options, std::cout);
+  if (const std::string lost = LostTlpsMessage(result.stats); !lost.empty()) {
+    std::cerr << command << ": " << lost << "\n";
+    return 1;
+  }
   if (mismatch.empty()) return 0;
   std::cerr << command << ": " << mismatch << "\n";
   return 1;

@@ -1,5 +1,5 @@
 // Options every layer command takes (--backend, --device, --check, --trace, --trace-window,
-// --report, --pcie), what they resolve to, and the report figures every layer run shares.
+// --report, --pcie, --pcie-faults), what they resolve to, and the report figures every layer run shares.
 #ifndef TPU_HOST_DRIVER_CLI_LAYER_OPTIONS_H_
 #define TPU_HOST_DRIVER_CLI_LAYER_OPTIONS_H_
 
@@ -25,6 +25,7 @@ struct LayerOptions {
   std::string trace_window;  // "FIRST:LAST" cycles
   std::string report = "text";
   std::string pcie = "gen3x16";
+  std::string pcie_faults;  // "" = none (docs/pcie_link.md section 8)
 };
 
 void AddLayerOptions(CLI::App& cmd, LayerOptions& options);
@@ -45,7 +46,8 @@ std::string LinkText(const PcieLink& link);
 // The backend options the layer options ask for, with a progress line on stderr for long runs;
 // the device is resolved to its name (the default's when --device is not given). Throws
 // std::invalid_argument for a device the list does not have (naming the devices), a malformed
-// --pcie or --trace-window, or --trace-window without --trace.
+// --pcie, --pcie-faults or --trace-window, --trace-window without --trace, or --pcie-faults
+// with a backend other than rtl.
 BackendOptions ResolveBackendOptions(const LayerOptions& options);
 
 // "n16 (N = 16, UB 64 KiB, accumulators 64 KiB, weight DRAM 4 MiB)": the device configuration

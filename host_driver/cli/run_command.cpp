@@ -15,6 +15,7 @@
 #include "dataset_report.h"
 #include "golden/format.h"
 #include "layer_options.h"
+#include "link_faults_report.h"
 #include "network/accuracy.h"
 #include "network/dataset_run.h"
 #include "network/fold.h"
@@ -210,7 +211,12 @@ int Run(const RunOptions& o, const BackendFactory& make_backend) {
   report.pcie = LinkText(backend_options.link);
   report.wall_seconds = wall;
   report.dataset = info;
+  report.pcie_faults = backend_options.pcie_faults;
   PrintNetworkRun(std::cout, whole, d.run, report, verdict);
+  if (const std::string lost = LostTlpsMessage(SumDeviceStats(d.run)); !lost.empty()) {
+    std::cerr << "tpu run: " << lost << "\n";
+    return 1;
+  }
   if (!verdict.mismatch.empty()) {
     std::cerr << "tpu run: " << verdict.mismatch << "\n";
     return 1;

@@ -9,6 +9,7 @@
 
 #include "checksum.h"
 #include "layer_options.h"
+#include "link_faults_report.h"
 #include "npy/header.h"
 #include "report.h"
 
@@ -246,6 +247,7 @@ void PrintJson(std::ostream& out, const Network& net, const network::NetworkRun&
               {"sim_kcycles_per_s", s.simulated_cycles && t.wall > 0
                                         ? json(double(*s.simulated_cycles) / t.wall / 1e3)
                                         : json(nullptr)}}}};
+  if (info.pcie_faults) r["pcie_link"] = LinkFaultsJson(*info.pcie_faults, SumDeviceStats(run));
   r["output_scale"] = Opt(net.output_scale());
   r["input_scale"] = Opt(net.input_scale);
   AddDatasetJson(r, info.dataset, RatesOf(info.dataset.images, s.simulated_us, t.wall));
@@ -270,6 +272,7 @@ void PrintText(std::ostream& out, const Network& net, const network::NetworkRun&
   head.Add("device", "device", info.device);
   head.Add("pcie", "PCIe link", info.pcie);
   head.Add("timing", "timing", TimingText(run));
+  if (info.pcie_faults) AddLinkFaultFigures(head, *info.pcie_faults, SumDeviceStats(run));
   head.PrintText(out);
   // The table: n/a = not measured by this backend, "host" = ran on the host, "none" = nothing
   // ran (a flatten of a tensor in the UB: the same rows, read differently by the next layer).
@@ -349,6 +352,19 @@ void PrintText(std::ostream& out, const Network& net, const network::NetworkRun&
 }
 
 }  // namespace
+
+runtime::RunStats SumDeviceStats(const network::NetworkRun& run) {
+  std::optional<runtime::RunStats> total;
+  for (const network::LayerRun& l : run.layers) {
+    if (l.on_host) continue;
+    if (total) {
+      runtime::AddRunStats(*total, l.stats);
+    } else {
+      total = l.stats;
+    }
+  }
+  return total.value_or(runtime::RunStats{});
+}
 
 RunVerdict JudgeNetworkRun(const Network& net, const network::NetworkRun& run,
                            const std::string& backend, bool check_on) {

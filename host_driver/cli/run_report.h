@@ -3,12 +3,14 @@
 #ifndef TPU_HOST_DRIVER_CLI_RUN_REPORT_H_
 #define TPU_HOST_DRIVER_CLI_RUN_REPORT_H_
 
+#include <optional>
 #include <ostream>
 #include <string>
 
 #include "dataset_report.h"
 #include "network/network.h"
 #include "network/network_run.h"
+#include "runtime_names.h"
 
 namespace tpu::cli {
 
@@ -32,7 +34,11 @@ struct NetworkRunInfo {
   std::string pcie;         // the link, as the layer reports give it
   double wall_seconds = 0;  // wall-clock time of the whole run
   DatasetInfo dataset;      // images, batches, folded layers, float ends, accuracy
+  std::optional<device::PcieFaults> pcie_faults;  // --pcie-faults: the link's counters shown
 };
+
+// The figures of the layers that ran on the device, added up (runtime::AddRunStats).
+runtime::RunStats SumDeviceStats(const network::NetworkRun& run);
 
 void PrintNetworkRun(std::ostream& out, const network::Network& net, const network::NetworkRun& run,
                      const NetworkRunInfo& info, const RunVerdict& verdict);

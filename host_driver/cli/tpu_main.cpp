@@ -34,6 +34,7 @@ std::unique_ptr<tpu::runtime::LayerBackend> MakeBackend(
     tpu::tb::SimulatorOptions simulator;
     simulator.device = options.device;
     simulator.link = options.link;
+    if (options.pcie_faults) simulator.faults = *options.pcie_faults;
     simulator.trace.trace_path = options.trace_path;
     simulator.trace.trace_begin = options.trace_begin;
     simulator.trace.trace_end = options.trace_end;
@@ -41,6 +42,7 @@ std::unique_ptr<tpu::runtime::LayerBackend> MakeBackend(
                                                          options);
   }
   if (name == "model") {
+    if (options.pcie_faults) throw std::invalid_argument(tpu::runtime::kPcieFaultsNeedRtl);
     if (!options.trace_path.empty()) {
       throw std::invalid_argument("--trace " + options.trace_path +
                                   ": the model backend writes no waveform; use --backend rtl");

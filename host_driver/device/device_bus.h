@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "device/host_memory.h"
+#include "device/pcie_faults.h"
 
 namespace tpu::device {
 
@@ -25,6 +26,9 @@ struct BusCounters {
   std::optional<double> payload_limit_bytes_per_s;    // the link's, per direction
   std::optional<uint64_t> device_cycles;              // device clock cycles simulated
   std::optional<double> clock_mhz;                    // the device's clock
+  // The PCIe data link layer's counters per direction (a simulated link's; pcie_faults.h).
+  std::optional<LinkErrorCounters> link_to_device;
+  std::optional<LinkErrorCounters> link_from_device;
   // The cycles and bytes are a timing model's estimate, not a simulation's count (the model
   // device, docs/model.md).
   bool timing_estimated = false;

@@ -67,6 +67,12 @@ RunStats MeasureRun(const device::RunResult& r, const device::BusCounters& befor
       Difference(before.payload_bytes_from_device, after.payload_bytes_from_device);
   s.pcie_payload_limit_bytes_per_s = after.payload_limit_bytes_per_s;
   s.simulated_cycles = Difference(before.device_cycles, after.device_cycles);
+  if (before.link_to_device && after.link_to_device) {
+    s.pcie_link_to_device = after.link_to_device->Since(*before.link_to_device);
+  }
+  if (before.link_from_device && after.link_from_device) {
+    s.pcie_link_from_device = after.link_from_device->Since(*before.link_from_device);
+  }
   s.timing_estimated = after.timing_estimated;
   return s;
 }

@@ -53,6 +53,16 @@ void AddRunStats(RunStats& total, const RunStats& part) {
     total.pcie_payload_limit_bytes_per_s.reset();
   }
   total.simulated_cycles = Sum(total.simulated_cycles, part.simulated_cycles);
+  const auto add_link = [](std::optional<device::LinkErrorCounters>& t,
+                           const std::optional<device::LinkErrorCounters>& p) {
+    if (t && p) {
+      *t += *p;
+    } else {
+      t.reset();
+    }
+  };
+  add_link(total.pcie_link_to_device, part.pcie_link_to_device);
+  add_link(total.pcie_link_from_device, part.pcie_link_from_device);
   if (total.trace_path.empty()) total.trace_path = part.trace_path;
   if (total.lowering.empty()) total.lowering = part.lowering;
   total.timing_estimated = total.timing_estimated || part.timing_estimated;
@@ -78,7 +88,10 @@ LayerResult<int8_t> LayerBackend::RunProgram(const Lowering&, int64_t) {
 }
 
 std::unique_ptr<LayerBackend> MakeBackend(const std::string& name, const BackendOptions& options) {
-  if (name == "golden") return std::make_unique<GoldenBackend>(options);
+  if (name == "golden") {
+    if (options.pcie_faults) throw std::invalid_argument(kPcieFaultsNeedRtl);
+    return std::make_unique<GoldenBackend>(options);
+  }
   if (name == "rtl") throw std::runtime_error(std::string("--backend rtl: ") + kRtlUnavailable);
   if (name == "model") {
     throw std::runtime_error(std::string("--backend model: ") + kModelUnavailable);

@@ -22,6 +22,7 @@
 #include "compiler/dense_layer.h"
 #include "compiler/dense_lowering.h"
 #include "compiler/layers.h"
+#include "device/pcie_faults.h"
 #include "device/pcie_link.h"
 #include "golden/tensor.h"
 
@@ -31,6 +32,12 @@ namespace tpu::runtime {
 inline constexpr const char* kRtlUnavailable =
     "not built into this program: the rtl backend needs the simulator, which the `tpu` tool "
     "links (host_driver/cli/tpu_main.cpp composes it)";
+
+// Why `--pcie-faults` fails with a backend other than rtl (exit status 2): only the rtl backend
+// simulates the link whose data link layer recovers from the faults.
+inline constexpr const char* kPcieFaultsNeedRtl =
+    "--pcie-faults needs --backend rtl: only the rtl backend simulates the PCIe link (and its "
+    "data link layer) that the faults are injected on; the golden and model backends have none";
 
 // Why `--backend model` fails in a program built without the model device (exit status 2).
 inline constexpr const char* kModelUnavailable =
@@ -56,6 +63,9 @@ struct BackendOptions {
   // --device`); "" = the list's default. The golden backend runs no device and ignores it.
   std::string device;
   device::PcieLink link;
+  // Faults the rtl backend's link injects (`tpu --pcie-faults`); none when empty. Only a
+  // simulated link can take them: the other backends refuse them.
+  std::optional<device::PcieFaults> pcie_faults;
   std::string trace_path;    // "" = no waveform
   uint64_t trace_begin = 0;  // dump cycles [trace_begin, trace_end)
   uint64_t trace_end = std::numeric_limits<uint64_t>::max();
@@ -76,6 +86,9 @@ struct RunStats {
   std::optional<int64_t> pcie_bytes_from_device;         // payload bytes, device -> host
   std::optional<double> pcie_payload_limit_bytes_per_s;  // the configured link's, per direction
   std::optional<int64_t> simulated_cycles;               // RTL cycles simulated (wall-clock speed)
+  // The PCIe data link layer's counters of the run per direction (a simulated link's).
+  std::optional<device::LinkErrorCounters> pcie_link_to_device;
+  std::optional<device::LinkErrorCounters> pcie_link_from_device;
   std::string trace_path;                                // waveform written, "" = none
   std::string lowering;  // how the device ran the layer (DenseProgram::lowering), "" = n/a
   // The cycles, times and bytes are the model device's timing model's estimate (BusCounters).

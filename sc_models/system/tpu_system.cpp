@@ -70,6 +70,8 @@ device::BusCounters SystemBus::counters() const {
   c.payload_bytes_from_device = link_->upstream.stats().payload_bytes;
   c.payload_limit_bytes_per_s = link_->timing().payload_limit_bytes_per_s();
   c.device_cycles = device_->stats().cycles;
+  c.link_to_device = link_->downstream.errors();
+  c.link_from_device = link_->upstream.errors();
   c.clock_mhz = clock_mhz_;
   return c;
 }

@@ -40,6 +40,7 @@ std::unique_ptr<device::Platform> MakeSimulator(const SimulatorOptions& options)
   config.link = sc::PcieLinkConfig::For(options.link);
   config.link.max_payload = static_cast<uint32_t>(device.max_payload);
   config.link.max_read_request = static_cast<uint32_t>(device.max_read_request);
+  config.link.faults = options.faults;
   config.clock_mhz = device.clock_mhz;
   return std::make_unique<sys::TpuSystem>(config, std::move(model));
 }

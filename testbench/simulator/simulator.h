@@ -15,6 +15,7 @@
 #include <string>
 
 #include "common/harness_options.h"
+#include "device/pcie_faults.h"
 #include "device/pcie_link.h"
 #include "device/platform.h"
 
@@ -27,6 +28,7 @@ struct SimulatorOptions {
   std::string device;
   device::PcieLink link;  // generation and width the link model runs at (default gen3x16)
   HarnessOptions trace;   // the device's FST waveform, if any
+  device::PcieFaults faults;  // injected on the link (docs/pcie_link.md section 8); none by default
 };
 
 std::unique_ptr<device::Platform> MakeSimulator(const SimulatorOptions& options);
