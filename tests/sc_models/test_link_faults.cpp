@@ -13,68 +13,16 @@
 
 #include "sc_models/pcie_link.h"
 #include "sc_models/tlp_payload.h"
+#include "tests/sc_models/link_bench.h"
 #include "tests/sc_models/sc_testing.h"
 
 namespace tpu::sc {
 namespace {
 
+using testing::LinkBench;
 using testing::NowNs;
-
-class TlpSource : public sc_core::sc_module {
- public:
-  tlm_utils::simple_initiator_socket<TlpSource> socket;
-  explicit TlpSource(sc_core::sc_module_name name) : sc_core::sc_module(name), socket("socket") {}
-  // Sends the TLP, keeping the annotated delay in *delay (no wait).
-  void Send(const Tlp& tlp, sc_core::sc_time* delay) {
-    std::vector<uint8_t> image = EncodeTlp(tlp);
-    tlm::tlm_generic_payload trans;
-    SetTlpPayload(&trans, image.data(), image.size());
-    socket->b_transport(trans, *delay);
-    ASSERT_EQ(trans.get_response_status(), tlm::TLM_OK_RESPONSE);
-  }
-};
-
-// Logs the address of every TLP it receives and when.
-class TlpSink : public sc_core::sc_module {
- public:
-  tlm_utils::simple_target_socket<TlpSink> socket;
-  std::vector<uint64_t> addresses;
-  std::vector<std::vector<uint8_t>> payloads;
-  double last_ns = 0;
-  explicit TlpSink(sc_core::sc_module_name name) : sc_core::sc_module(name), socket("socket") {
-    socket.register_b_transport(this, &TlpSink::b_transport);
-  }
-
- private:
-  void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time&) {
-    const Tlp t = DecodeTlp(trans.get_data_ptr(), trans.get_data_length());
-    addresses.push_back(t.address);
-    payloads.push_back(t.data);
-    last_ns = NowNs();
-    trans.set_response_status(tlm::TLM_OK_RESPONSE);
-  }
-};
-
-class LinkBench : public sc_core::sc_module {
- public:
-  LinkBench(sc_core::sc_module_name name, const PcieLinkConfig& config)
-      : sc_core::sc_module(name),
-        link("link", config),
-        down_src("down_src"),
-        down_sink("down_sink"),
-        up_src("up_src"),
-        up_sink("up_sink") {
-    down_src.socket.bind(link.downstream.in);
-    link.downstream.out.bind(down_sink.socket);
-    up_src.socket.bind(link.upstream.in);
-    link.upstream.out.bind(up_sink.socket);
-  }
-  PcieLink link;
-  TlpSource down_src;
-  TlpSink down_sink;
-  TlpSource up_src;
-  TlpSink up_sink;
-};
+using testing::TlpSink;
+using testing::TlpSource;
 
 PcieLinkConfig Faulty(double tlp_corrupt, double tlp_drop, double dllp_corrupt, double dllp_drop,
                       uint64_t seed) {
@@ -126,25 +74,27 @@ void Stream(TlpSource& src, uint32_t count, uint32_t bytes) {
   for (uint32_t i = 0; i < count; ++i) {
     for (uint32_t b = 0; b < bytes; ++b) data[b] = static_cast<uint8_t>(i * 7 + b);
     sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-    src.Send(MakeMemWrite(0, uint64_t{i} * 64, data.data(), bytes), &delay);
+    EXPECT_EQ(src.Send(MakeMemWrite(0, uint64_t{i} * 64, data.data(), bytes), &delay),
+              tlm::TLM_OK_RESPONSE);
     sc_core::wait(delay);
   }
 }
 
 // Every TLP arrived exactly once and in order, with its payload intact.
 void ExpectExactlyOnceInOrder(const TlpSink& sink, size_t first, uint32_t count, uint32_t bytes) {
-  ASSERT_EQ(sink.addresses.size() - first, count);
+  ASSERT_EQ(sink.log.size() - first, count);
   for (uint32_t i = 0; i < count; ++i) {
-    ASSERT_EQ(sink.addresses[first + i], uint64_t{i} * 64) << "TLP " << i;
+    const Tlp& t = sink.log[first + i].tlp;
+    ASSERT_EQ(t.address, uint64_t{i} * 64) << "TLP " << i;
     for (uint32_t b = 0; b < bytes; ++b) {
-      ASSERT_EQ(sink.payloads[first + i][b], static_cast<uint8_t>(i * 7 + b)) << "TLP " << i;
+      ASSERT_EQ(t.data[b], static_cast<uint8_t>(i * 7 + b)) << "TLP " << i;
     }
   }
 }
 
 // Runs `count` TLPs each way through `lb` at once; checks delivery both ways.
 void RunBothWays(LinkBench& lb, uint32_t count, uint32_t bytes) {
-  const size_t down0 = lb.down_sink.addresses.size(), up0 = lb.up_sink.addresses.size();
+  const size_t down0 = lb.down_sink.log.size(), up0 = lb.up_sink.log.size();
   ASSERT_TRUE(bench->runner.Run({[&] { Stream(lb.down_src, count, bytes); },
                                  [&] { Stream(lb.up_src, count, bytes); }}));
   ExpectExactlyOnceInOrder(lb.down_sink, down0, count, bytes);
@@ -202,7 +152,7 @@ TEST(LinkFaults, RolloverRetrainsTheLinkForItsTime) {
 TEST(LinkFaults, SameSeedSameRun) {
   RunBothWays(bench->heavy_again, 1500, 64);
   // `heavy` ran the same traffic with the same seed (run it first if this test runs alone).
-  if (bench->heavy.down_sink.addresses.empty()) RunBothWays(bench->heavy, 1500, 64);
+  if (bench->heavy.down_sink.log.empty()) RunBothWays(bench->heavy, 1500, 64);
   for (auto [a, b] : {std::pair{&bench->heavy.link.downstream, &bench->heavy_again.link.downstream},
                       std::pair{&bench->heavy.link.upstream, &bench->heavy_again.link.upstream}}) {
     const device::LinkErrorCounters &x = a->errors(), &y = b->errors();
@@ -231,7 +181,7 @@ TEST(LinkFaults, NoFaultsCountNothingAndKeepTheTiming) {
   const LinkTiming& timing = lb.link.timing();
   const double expected = 5000 * timing.tlp_time_ns(12, 256) + timing.config().latency_ns;
   // (Each TLP's time is rounded to the picosecond.)
-  EXPECT_NEAR(lb.down_sink.last_ns - t0, expected, 1e-4 * expected);
+  EXPECT_NEAR(lb.down_sink.log.back().time_ns - t0, expected, 1e-4 * expected);
 }
 
 TEST(LinkFaults, ThroughputLossFollowsTheReplayRate) {
@@ -241,13 +191,13 @@ TEST(LinkFaults, ThroughputLossFollowsTheReplayRate) {
   const uint32_t count = 20000;
   double t0 = NowNs();
   ASSERT_TRUE(bench->runner.Run([&] { Stream(ref.down_src, count, 256); }));
-  const double clean_ns = ref.down_sink.last_ns - t0;
+  const double clean_ns = ref.down_sink.log.back().time_ns - t0;
   const device::LinkErrorCounters before = lb.link.downstream.errors();
-  const size_t first = lb.down_sink.addresses.size();
+  const size_t first = lb.down_sink.log.size();
   t0 = NowNs();
   ASSERT_TRUE(bench->runner.Run([&] { Stream(lb.down_src, count, 256); }));
   ExpectExactlyOnceInOrder(lb.down_sink, first, count, 256);
-  const double faulty_ns = lb.down_sink.last_ns - t0;
+  const double faulty_ns = lb.down_sink.log.back().time_ns - t0;
   const device::LinkErrorCounters e = lb.link.downstream.errors().Since(before);
   // Measured against two predictions (docs/pcie_link.md section 8.4): the replay rate's (the
   // wire time of the replayed TLPs and the retrainings over the clean time) and the one made
@@ -282,7 +232,8 @@ TEST(LinkFaults, TransmitterWaitsWith2048Unacknowledged) {
     std::vector<uint8_t> data(16, 1);
     for (uint32_t i = 0; i < 2100; ++i) {
       sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-      lb.down_src.Send(MakeMemWrite(0, uint64_t{i} * 64, data.data(), 16), &delay);
+      EXPECT_EQ(lb.down_src.Send(MakeMemWrite(0, uint64_t{i} * 64, data.data(), 16), &delay),
+                tlm::TLM_OK_RESPONSE);
       sc_core::wait(delay);
       if (i == 2047) sent_2048 = NowNs() - t0;
       if (i == 2048) sent_2049 = NowNs() - t0;
@@ -292,7 +243,7 @@ TEST(LinkFaults, TransmitterWaitsWith2048Unacknowledged) {
   const double round_trip = 2 * lb.link.config().latency_ns;
   EXPECT_LT(sent_2048, 0.5 * round_trip);  // 2048 leave at the wire's pace
   EXPECT_GT(sent_2049, round_trip);        // the 2049th waits for the first ACK
-  EXPECT_EQ(lb.down_sink.addresses.size(), 2100u);
+  EXPECT_EQ(lb.down_sink.log.size(), 2100u);
   EXPECT_EQ(lb.link.downstream.errors().replay_timeouts, 0u);
 }
 
