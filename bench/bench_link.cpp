@@ -98,6 +98,7 @@ void Report(const char* what, const sc_core::sc_time& t, const tpu::sc::LinkTimi
 
 // The faulty system's loss in one direction against the clean one's, and its predictions.
 void ReportFaults(const char* what, const sc_core::sc_time& clean, const sc_core::sc_time& faulty,
+                  const tpu::sc::PcieLinkDirection& clean_link,
                   const tpu::sc::PcieLinkDirection& link, const tpu::sc::PcieLinkConfig& config,
                   bool ok) {
   const tpu::device::LinkErrorCounters& e = link.errors();
@@ -105,8 +106,11 @@ void ReportFaults(const char* what, const sc_core::sc_time& clean, const sc_core
   const double tlp_ns = timing.tlp_time_ns(12, config.max_payload);
   const double clean_ns = clean.to_seconds() * 1e9;
   const double measured = faulty.to_seconds() / clean.to_seconds() - 1.0;
+  // The replays' wire time: the wire bytes beyond the clean run's (TLPs of every size).
+  const double replayed_bytes =
+      double(link.stats().wire_bytes) - double(clean_link.stats().wire_bytes);
   const double from_replays =
-      (double(e.tlps_replayed) * tlp_ns + double(e.retrains) * config.retrain_ns) / clean_ns;
+      (replayed_bytes * timing.byte_time_ns() + double(e.retrains) * config.retrain_ns) / clean_ns;
   const double p = config.faults.tlp_corrupt + config.faults.tlp_drop;
   const double window =
       (2 * config.latency_ns + tpu::sc::kDllpWireBytes * timing.byte_time_ns()) / tlp_ns + 2.0;
@@ -164,10 +168,10 @@ int sc_main(int, char**) {
   const uint64_t tlps = system.link.downstream.stats().tlps + system.link.upstream.stats().tlps;
   std::printf("  simulation: %.2f s wall (both systems), %.0f TLPs/s\n", wall, 2 * tlps / wall);
   std::printf("The same under faults (%s):\n", faulty_config.faults.ToString().c_str());
-  ReportFaults("host -> device (CplD)", system.read_time, faulty.read_time, faulty.link.downstream,
-               faulty_config, faulty.read_ok);
-  ReportFaults("device -> host (MWr)", system.write_time, faulty.write_time, faulty.link.upstream,
-               faulty_config, faulty.write_ok);
+  ReportFaults("host -> device (CplD)", system.read_time, faulty.read_time,
+               system.link.downstream, faulty.link.downstream, faulty_config, faulty.read_ok);
+  ReportFaults("device -> host (MRd, MWr)", system.write_time, faulty.write_time,
+               system.link.upstream, faulty.link.upstream, faulty_config, faulty.write_ok);
   const bool ok = system.read_ok && system.write_ok && faulty.read_ok && faulty.write_ok &&
                   faulty.link.downstream.errors().lost + faulty.link.upstream.errors().lost == 0;
   return ok ? 0 : 1;

@@ -187,8 +187,9 @@ void PcieLinkDirection::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc
   const std::vector<uint8_t>& frame = tx_.Transmit(image, size);
   unacked_info_.push_back(info);
   const sc_core::sc_time end = Serialize(frame, info, ready);
+  const bool timer_running = tx_.replay_deadline().has_value();
   tx_.Sent(ToNs(end));
-  tx_event_.notify(sc_core::SC_ZERO_TIME);
+  if (!timer_running) tx_event_.notify(sc_core::SC_ZERO_TIME);  // it just started
 
   trans.set_response_status(tlm::TLM_OK_RESPONSE);
   delay = end - sc_core::sc_time_stamp();
@@ -213,8 +214,9 @@ sc_core::sc_time PcieLinkDirection::Serialize(const std::vector<uint8_t>& frame,
       ++errors_.tlps_corrupted;
     }
   }
+  // The receiving threads wait for the first frame's arrival; only a new first frame moves it.
+  if (wire_.empty()) wire_event_.notify(sc_core::SC_ZERO_TIME);
   wire_.push_back(std::move(f));
-  wire_event_.notify(sc_core::SC_ZERO_TIME);
   return end;
 }
 
@@ -238,6 +240,7 @@ void PcieLinkDirection::ProcessArrivals() {
   while (!wire_.empty() && wire_.front().arrival <= now) {
     Frame& f = wire_.front();
     if (!f.dropped) {
+      const bool ack_timer_running = rx_.ack_deadline().has_value();
       const DllReceiver::Result r = rx_.Receive(f.bytes.data(), f.bytes.size(), ToNs(now));
       if (r.verdict == DllReceiver::Verdict::kAccepted) {
         if (f.info.index != delivered_) {
@@ -251,7 +254,7 @@ void PcieLinkDirection::ProcessArrivals() {
         received_event_.notify(sc_core::SC_ZERO_TIME);
       }
       if (r.dllp) SendDllp(*r.dllp, r.verdict != DllReceiver::Verdict::kAccepted);
-      if (rx_.ack_deadline()) ack_timer_event_.notify(sc_core::SC_ZERO_TIME);
+      if (!ack_timer_running && rx_.ack_deadline()) ack_timer_event_.notify(sc_core::SC_ZERO_TIME);
     }
     wire_.pop_front();
   }
@@ -275,7 +278,7 @@ void PcieLinkDirection::DeliverThread() {
     ProcessArrivals();
     if (received_.empty()) {
       if (wire_.empty()) {
-        sc_core::wait(received_event_);
+        sc_core::wait(wire_event_ | received_event_);
       } else {
         sc_core::wait(wire_.front().arrival - sc_core::sc_time_stamp(), received_event_);
       }
