@@ -25,6 +25,17 @@ std::vector<uint8_t> Image(uint32_t n, size_t size = 16) {
   return v;
 }
 
+// Transmits TLPs 0 .. count-1, the n-th one's last byte leaving at 10 x n ns; returns the frames.
+std::vector<std::vector<uint8_t>> TransmitAll(DllTransmitter& tx, uint32_t count) {
+  std::vector<std::vector<uint8_t>> frames;
+  for (uint32_t n = 0; n < count; ++n) {
+    const auto image = Image(n);
+    frames.push_back(tx.Transmit(image.data(), image.size()));
+    tx.Sent(10.0 * n);
+  }
+  return frames;
+}
+
 // The TLP image inside an accepted frame.
 std::vector<uint8_t> Body(const std::vector<uint8_t>& frame) {
   return std::vector<uint8_t>(frame.begin() + kSeqFieldBytes, frame.end() - kLcrcBytes);
@@ -101,12 +112,7 @@ TEST(DataLinkLayer, SequenceNumbersWrapOverTenThousandTlps) {
 TEST(DataLinkLayer, BadLcrcIsNakedOnceAndReplayed) {
   DllTransmitter tx(kTimeout);
   DllReceiver rx(kAckLatency, 0);
-  std::vector<std::vector<uint8_t>> frames;
-  for (uint32_t n = 0; n < 5; ++n) {
-    const auto image = Image(n);
-    frames.push_back(tx.Transmit(image.data(), image.size()));
-    tx.Sent(10.0 * n);
-  }
+  std::vector<std::vector<uint8_t>> frames = TransmitAll(tx, 5);
   EXPECT_EQ(rx.Receive(frames[0].data(), frames[0].size(), 100).verdict,
             DllReceiver::Verdict::kAccepted);
   EXPECT_EQ(rx.Receive(frames[1].data(), frames[1].size(), 110).verdict,
@@ -213,11 +219,7 @@ TEST(DataLinkLayer, DuplicateIsDiscardedAndAckedAtOnce) {
 TEST(DataLinkLayer, OutOfOrderIsDiscardedAndNakedOnce) {
   DllTransmitter tx(kTimeout);
   DllReceiver rx(kAckLatency, 4);
-  std::vector<std::vector<uint8_t>> frames;
-  for (uint32_t n = 0; n < 4; ++n) {
-    const auto image = Image(n);
-    frames.push_back(tx.Transmit(image.data(), image.size()));
-  }
+  const std::vector<std::vector<uint8_t>> frames = TransmitAll(tx, 4);
   // Frame 0 is lost: 1, 2, 3 are ahead.
   const DllReceiver::Result first = rx.Receive(frames[1].data(), frames[1].size(), 0);
   EXPECT_EQ(first.verdict, DllReceiver::Verdict::kOutOfOrder);
