@@ -6,6 +6,7 @@
 // TLPs unacknowledged waits for an ACK.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -129,6 +130,9 @@ TEST(LinkFaults, HeavyFaultsTimeOutAndRetrainAndStillDeliver) {
     timeouts += d->errors().replay_timeouts;
     dllps_lost += d->errors().dllps_dropped + d->errors().dllps_corrupted;
     EXPECT_GT(d->errors().tlps_dropped, 0u);
+    // Drops show as gaps (out of order), lost ACKs as replays of what had arrived (duplicates).
+    EXPECT_GT(d->dll_receiver().counters().out_of_order, 0u) << d->name();
+    EXPECT_GT(d->dll_receiver().counters().duplicates, 0u) << d->name();
   }
   EXPECT_GT(dllps_lost, 0u);
   EXPECT_GT(timeouts, 0u);  // lost NAKs and ACKs are recovered by the REPLAY_TIMER
@@ -137,7 +141,9 @@ TEST(LinkFaults, HeavyFaultsTimeOutAndRetrainAndStillDeliver) {
 TEST(LinkFaults, RolloverRetrainsTheLinkForItsTime) {
   // 45% of TLPs and DLLPs dropped: replays fail often enough for REPLAY_NUM to roll over.
   LinkBench& lb = bench->blackout;
+  const double t0 = NowNs();
   RunBothWays(lb, 300, 16);
+  const double elapsed = NowNs() - t0;
   uint64_t retrains = 0;
   sc_core::sc_time retrain_time = sc_core::SC_ZERO_TIME;
   for (const PcieLinkDirection* d : {&lb.link.downstream, &lb.link.upstream}) {
@@ -147,6 +153,11 @@ TEST(LinkFaults, RolloverRetrainsTheLinkForItsTime) {
   EXPECT_GT(retrains, 0u);
   EXPECT_EQ(retrain_time, sc_core::sc_time(lb.link.config().retrain_ns * double(retrains),
                                            sc_core::SC_NS));
+  // A retraining blocks the wire: the run lasts at least as long as one direction's
+  // retrainings (300 TLPs of 16 bytes alone take about 5 us).
+  const uint64_t most = std::max(lb.link.downstream.errors().retrains,
+                                 lb.link.upstream.errors().retrains);
+  EXPECT_GE(elapsed, double(most) * lb.link.config().retrain_ns);
 }
 
 TEST(LinkFaults, SameSeedSameRun) {
