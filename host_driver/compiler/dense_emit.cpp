@@ -132,6 +132,9 @@ void EmitPrefetch(const LayerPlan& plan, ProgramBuilder& builder) {
 void EmitSteps(const LayerPlan& plan, const golden::RequantParams& requant,
                ProgramBuilder& builder) {
   const int64_t steps = plan.steps();
+  // Per step: its MATMULs, a READ_WEIGHTS, the weights' and the input's loads, an ACTIVATE
+  // and a WRITE_HOST at most.
+  builder.Reserve(static_cast<std::size_t>(steps * (plan.k_tiles + 5)));
   for (int64_t s = 0; s < steps; ++s) {
     const int64_t i = s / plan.n_tiles;
     const int64_t j = s % plan.n_tiles;

@@ -1,6 +1,8 @@
 #include "compiler/dense_images.h"
 
+#include <algorithm>
 #include <cstddef>
+#include <cstring>
 
 #include "golden/int32_wrap.h"
 
@@ -67,12 +69,14 @@ std::vector<uint8_t> SliceImage(const golden::Tensor<int8_t>& x, int64_t n, int6
   const int64_t rows = block_rows > 0 ? block_rows : m;
   const int64_t blocks = rows > 0 ? CeilDiv(m, rows) : 0;
   std::vector<uint8_t> image(static_cast<std::size_t>(blocks * k_tiles * rows * n), 0);
+  // Row `row`'s K-tile t (up to N bytes) goes to ((block * k_tiles + t) * rows + in_block) * N.
   for (int64_t row = 0; row < m; ++row) {
     const int64_t block = row / rows, in_block = row % rows;
-    for (int64_t col = 0; col < k; ++col) {
-      const int64_t at = ((block * k_tiles + col / n) * rows + in_block) * n + col % n;
-      image[static_cast<std::size_t>(at)] =
-          static_cast<uint8_t>(x.data[static_cast<std::size_t>(row * k + col)]);
+    const int8_t* from = &x.data[static_cast<std::size_t>(row * k)];
+    for (int64_t t = 0; t < k_tiles; ++t) {
+      const int64_t at = ((block * k_tiles + t) * rows + in_block) * n;
+      std::memcpy(&image[static_cast<std::size_t>(at)], from + t * n,
+                  static_cast<std::size_t>(std::min(n, k - t * n)));
     }
   }
   return image;

@@ -1,6 +1,8 @@
 #include "compiler/dense_lowering.h"
 
+#include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <stdexcept>
 #include <utility>
 #include <variant>
@@ -251,11 +253,13 @@ golden::Tensor<int8_t> ExtractDenseOutput(const DenseOutput& output, const HostR
                                 std::to_string(output.bytes()));
   }
   golden::Tensor<int8_t> y({output.m, output.channels});
+  // Channels [jN, jN + N) of a row are N bytes at ((j * M) + row) * N.
+  const int64_t n = output.n;
   for (int64_t row = 0; row < output.m; ++row) {
-    for (int64_t c = 0; c < output.channels; ++c) {
-      const int64_t at = ((c / output.n) * output.m + row) * output.n + c % output.n;
-      y.data[static_cast<std::size_t>(row * output.channels + c)] =
-          static_cast<int8_t>(bytes[static_cast<std::size_t>(at)]);
+    for (int64_t j = 0; j * n < output.channels; ++j) {
+      std::memcpy(&y.data[static_cast<std::size_t>(row * output.channels + j * n)],
+                  &bytes[static_cast<std::size_t>((j * output.m + row) * n)],
+                  static_cast<std::size_t>(std::min(n, output.channels - j * n)));
     }
   }
   return y;

@@ -5,7 +5,6 @@
 #include <string>
 #include <string_view>
 
-#include "isa/codec.h"
 #include "isa/disassembler.h"
 #include "isa/instr.h"
 #include "isa/validate.h"
@@ -26,17 +25,19 @@ int64_t MaxReadHostLength() {
 }  // namespace
 
 void ProgramBuilder::Add(const isa::Instr& instr) {
-  isa::Violation violation;
+  // The cheap check first (every instruction of every program passes here); the explanation
+  // only for an instruction that fails.
+  isa::Error error;
   try {
-    isa::Encode(instr);
-    violation = isa::Explain(instr, limits_);
+    error = isa::Validate(instr, limits_);
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(std::string("lowering produced an unencodable instruction: ") +
                                 e.what());
   }
-  if (violation.error != isa::Error::kOk) {
+  if (error != isa::Error::kOk) {
     throw std::invalid_argument("lowering produced an instruction the device rejects: " +
-                                isa::Disassemble(instr) + ": " + violation.message);
+                                isa::Disassemble(instr) + ": " +
+                                isa::Explain(instr, limits_).message);
   }
   instrs_.push_back(instr);
 }

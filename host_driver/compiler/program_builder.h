@@ -3,6 +3,7 @@
 #ifndef TPU_COMPILER_PROGRAM_BUILDER_H_
 #define TPU_COMPILER_PROGRAM_BUILDER_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -26,6 +27,9 @@ class ProgramBuilder {
   // or byte address.
   void ReadHost(isa::Target target, uint64_t host, int64_t dest, int64_t length, uint8_t wait,
                 uint8_t signal);
+
+  // Room for `count` more instructions (a lowering that knows its size: no regrowth).
+  void Reserve(std::size_t count) { instrs_.reserve(instrs_.size() + count); }
 
   const std::vector<isa::Instr>& instrs() const { return instrs_; }
   std::vector<isa::Instr> Take() { return std::move(instrs_); }

@@ -210,11 +210,11 @@ DmaBuffer Device::dma_region() const {
 }
 
 void Device::WriteSlot(uint64_t ring_base, uint32_t slot, const isa::Words& words) {
-  std::vector<uint8_t> bytes(kSlotBytes);
+  uint8_t bytes[kSlotBytes];
   for (size_t w = 0; w < words.size(); ++w) {
     for (int b = 0; b < 4; ++b) bytes[4 * w + b] = static_cast<uint8_t>(words[w] >> (8 * b));
   }
-  bus_.host_memory().Write(ring_base + kSlotBytes * slot, bytes);
+  bus_.host_memory().Write(ring_base + kSlotBytes * slot, bytes, kSlotBytes);
 }
 
 PerfCounters Device::ReadPerf() {

@@ -1,6 +1,5 @@
 #include "isa/codec.h"
 
-#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -8,88 +7,102 @@
 #include "isa/validate.h"
 
 namespace tpu::isa {
+namespace {
 
-// Fields are read and written a word-sized piece at a time (a field spans at most three of the
-// 32-bit words): every instruction the driver sends and the models execute passes here.
-uint64_t GetBits(const Words& words, int lsb, int width) {
-  uint64_t value = 0;
-  for (int done = 0; done < width;) {
-    const int bit = lsb + done;
-    const int offset = bit % 32;
-    const int take = std::min(32 - offset, width - done);
-    const uint64_t mask = (uint64_t{1} << take) - 1;
-    value |= ((uint64_t{words[bit / 32]} >> offset) & mask) << done;
-    done += take;
+// The instruction as one 128-bit number (bit i of the instruction at bit i): a field is then
+// one shift and one mask, whichever words it spans. Every instruction the compiler checks, the
+// driver writes into the ring and the machine executes passes here.
+__extension__ typedef unsigned __int128 Bits;
+
+Bits Join(const Words& words) {
+  Bits bits = 0;
+  for (int w = kInstrWords - 1; w >= 0; --w) bits = bits << 32 | words[static_cast<size_t>(w)];
+  return bits;
+}
+
+Words Split(Bits bits) {
+  Words words{};
+  for (uint32_t& word : words) {
+    word = static_cast<uint32_t>(bits);
+    bits >>= 32;
   }
-  return value;
+  return words;
+}
+
+Bits Mask(int width) { return (Bits{1} << width) - 1; }
+
+uint64_t Field(Bits bits, int lsb, int width) {
+  return static_cast<uint64_t>((bits >> lsb) & Mask(width));
+}
+
+void Put(Bits* bits, int lsb, int width, uint64_t value) {
+  const Bits mask = Mask(width) << lsb;
+  *bits = (*bits & ~mask) | ((Bits{value} << lsb) & mask);
+}
+
+}  // namespace
+
+uint64_t GetBits(const Words& words, int lsb, int width) {
+  return Field(Join(words), lsb, width);
 }
 
 void SetBits(Words* words, int lsb, int width, uint64_t value) {
-  for (int done = 0; done < width;) {
-    const int bit = lsb + done;
-    const int offset = bit % 32;
-    const int take = std::min(32 - offset, width - done);
-    const uint64_t mask = ((uint64_t{1} << take) - 1) << offset;
-    const uint64_t piece = ((value >> done) << offset) & mask;
-    uint32_t& word = (*words)[bit / 32];
-    word = static_cast<uint32_t>((word & ~mask) | piece);
-    done += take;
-  }
+  Bits bits = Join(*words);
+  Put(&bits, lsb, width, value);
+  *words = Split(bits);
 }
 
 Words Encode(const Instr& instr) {
   const InstrInfo& info = InfoOf(instr);
   const FieldValues values = ValuesOf(instr);
-  Words words{};
-  SetBits(&words, kOpcodeLsb, kOpcodeWidth, static_cast<uint64_t>(info.opcode));
+  CheckFieldsFit(info, values);
+  Bits bits = 0;
+  Put(&bits, kOpcodeLsb, kOpcodeWidth, static_cast<uint64_t>(info.opcode));
   for (int i = 0; i < info.num_fields; ++i) {
     const FieldInfo& field = info.fields[i];
-    if (!FieldFits(field, values[i])) {
-      throw std::invalid_argument(std::string(info.name) + ": field '" + field.name +
-                                  "' = " + std::to_string(values[i]) + " does not fit in " +
-                                  std::to_string(field.width) + " bits (" + FieldRangeText(field) +
-                                  ")");
-    }
-    SetBits(&words, field.lsb, field.width, static_cast<uint64_t>(values[i]));
+    Put(&bits, field.lsb, field.width, static_cast<uint64_t>(values[i]));
   }
-  return words;
+  return Split(bits);
 }
 
 Decoded Decode(const Words& words) {
   Decoded out;
-  const InstrInfo* info = FindInstr(static_cast<uint8_t>(GetBits(words, kOpcodeLsb, kOpcodeWidth)));
+  const Bits bits = Join(words);
+  const InstrInfo* info = FindInstr(static_cast<uint8_t>(Field(bits, kOpcodeLsb, kOpcodeWidth)));
   if (info == nullptr) {
     out.error = Error::kIllegalOpcode;
     out.instr = Nop{};
     return out;
   }
-  for (int w = 0; w < kInstrWords; ++w) {
-    if ((words[w] & info->reserved_mask[w]) != 0 && out.error == Error::kOk) {
-      out.error = Error::kReservedNonzero;
-    }
-  }
-  FieldValues values{};
+  out.opcode = info->opcode;
+  if ((bits & Join(info->reserved_mask)) != 0) out.error = Error::kReservedNonzero;
+  FieldValues& values = out.values;
   for (int i = 0; i < info->num_fields; ++i) {
     const FieldInfo& field = info->fields[i];
-    uint64_t raw = GetBits(words, field.lsb, field.width);
+    uint64_t raw = Field(bits, field.lsb, field.width);
     if (field.kind == FieldKind::kSint && ((raw >> (field.width - 1)) & 1u)) {
       raw |= ~uint64_t{0} << field.width;  // sign-extend
     }
     values[i] = static_cast<int64_t>(raw);
-    if (out.error == Error::kOk && field.kind == FieldKind::kEnum && field.error != Error::kOk &&
-        ValueName(field, values[i]) == nullptr) {
-      out.error = field.error;
-      out.field = i;
+  }
+  if (out.error == Error::kOk) {
+    const int field = FirstIllegalEncoding(*info, values);
+    if (field >= 0) {
+      out.error = info->fields[field].error;
+      out.field = field;
     }
   }
   out.instr = FromValues(info->opcode, values);
   return out;
 }
 
-Error Check(const Words& words, const DeviceLimits& limits) {
-  const Decoded decoded = Decode(words);
+Error Check(const Decoded& decoded, const DeviceLimits& limits) {
   if (decoded.error != Error::kOk) return decoded.error;
-  return Validate(decoded.instr, limits);
+  return ValidateValues(InfoOf(decoded.opcode), decoded.values, limits);
+}
+
+Error Check(const Words& words, const DeviceLimits& limits) {
+  return Check(Decode(words), limits);
 }
 
 }  // namespace tpu::isa

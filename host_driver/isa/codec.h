@@ -27,6 +27,8 @@ struct Decoded {
   Error error = Error::kOk;
   Instr instr;
   int field = -1;  // index of the enum field with the unlisted encoding, else -1
+  Opcode opcode = Opcode::kNop;  // instr's opcode (kNop for kIllegalOpcode)
+  FieldValues values{};          // instr's fields as numbers (ValuesOf), for Check
 };
 
 // Never throws: bad input is reported as the error code the hardware raises.
@@ -35,6 +37,9 @@ Decoded Decode(const Words& words);
 // Everything the dispatcher checks before issuing, in its order: Decode(), then Validate()
 // against the device. kOk if the instruction would be issued.
 Error Check(const Words& words, const DeviceLimits& limits);
+// The same for words already decoded (the decoded fields are validated as they are, without
+// going through the Instr again): what the reference machine runs for every instruction.
+Error Check(const Decoded& decoded, const DeviceLimits& limits);
 
 }  // namespace tpu::isa
 

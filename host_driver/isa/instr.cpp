@@ -1,5 +1,6 @@
 #include "isa/instr.h"
 
+#include <array>
 #include <cstdio>
 #include <stdexcept>
 #include <type_traits>
@@ -12,10 +13,13 @@ Opcode OpcodeOf(const Instr& instr) {
 }
 
 const InstrInfo* FindInstr(uint8_t opcode) {
-  for (const InstrInfo& info : kInstrs) {
-    if (static_cast<uint8_t>(info.opcode) == opcode) return &info;
-  }
-  return nullptr;
+  // Indexed by opcode: every instruction decoded or encoded looks its entry up.
+  static const std::array<const InstrInfo*, 256> kByOpcode = [] {
+    std::array<const InstrInfo*, 256> table{};
+    for (const InstrInfo& info : kInstrs) table[static_cast<uint8_t>(info.opcode)] = &info;
+    return table;
+  }();
+  return kByOpcode[opcode];
 }
 
 const InstrInfo* FindInstr(std::string_view name) {
@@ -57,19 +61,6 @@ const char* ErrorDoc(Error error) {
 }
 
 const char* UnitName(Unit unit) { return kUnitNames[static_cast<int>(unit)]; }
-
-int64_t FieldMin(const FieldInfo& field) {
-  return field.kind == FieldKind::kSint ? -(int64_t{1} << (field.width - 1)) : 0;
-}
-
-int64_t FieldMax(const FieldInfo& field) {
-  return field.kind == FieldKind::kSint ? (int64_t{1} << (field.width - 1)) - 1
-                                        : (int64_t{1} << field.width) - 1;
-}
-
-bool FieldFits(const FieldInfo& field, int64_t value) {
-  return value >= FieldMin(field) && value <= FieldMax(field);
-}
 
 std::string FieldRangeText(const FieldInfo& field) {
   return std::to_string(FieldMin(field)) + ".." + std::to_string(FieldMax(field));

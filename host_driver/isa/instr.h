@@ -36,9 +36,17 @@ const char* ErrorDoc(Error error);
 const char* UnitName(Unit unit);
 
 // Smallest and largest value a field can encode (for signed fields, two's complement).
-int64_t FieldMin(const FieldInfo& field);
-int64_t FieldMax(const FieldInfo& field);
-bool FieldFits(const FieldInfo& field, int64_t value);
+// Inline: every field of every instruction checked passes here.
+inline int64_t FieldMin(const FieldInfo& field) {
+  return field.kind == FieldKind::kSint ? -(int64_t{1} << (field.width - 1)) : 0;
+}
+inline int64_t FieldMax(const FieldInfo& field) {
+  return field.kind == FieldKind::kSint ? (int64_t{1} << (field.width - 1)) - 1
+                                        : (int64_t{1} << field.width) - 1;
+}
+inline bool FieldFits(const FieldInfo& field, int64_t value) {
+  return value >= FieldMin(field) && value <= FieldMax(field);
+}
 // "0..65535" or "-128..127".
 std::string FieldRangeText(const FieldInfo& field);
 // The enum value's or mask bit's name (nullptr if none has that value).

@@ -47,9 +47,31 @@ std::string RuleMessage(const InstrInfo& info, const RuleInfo& rule, const Field
 
 }  // namespace
 
-Violation Explain(const Instr& instr, const DeviceLimits& limits) {
-  const InstrInfo& info = InfoOf(instr);
-  const FieldValues values = ValuesOf(instr);
+namespace {
+
+// The first failing rule (index into info.rules), or -1.
+int FirstFailingRule(const InstrInfo& info, const FieldValues& values,
+                     const DeviceLimits& limits) {
+  for (int r = 0; r < info.num_rules; ++r) {
+    if (!RulePasses(info.opcode, r, values, limits)) return r;
+  }
+  return -1;
+}
+
+}  // namespace
+
+int FirstIllegalEncoding(const InstrInfo& info, const FieldValues& values) {
+  for (int i = 0; i < info.num_fields; ++i) {
+    const FieldInfo& field = info.fields[i];
+    if (field.kind == FieldKind::kEnum && field.error != Error::kOk &&
+        ValueName(field, values[i]) == nullptr) {
+      return i;
+    }
+  }
+  return -1;
+}
+
+void CheckFieldsFit(const InstrInfo& info, const FieldValues& values) {
   for (int i = 0; i < info.num_fields; ++i) {
     const FieldInfo& field = info.fields[i];
     if (!FieldFits(field, values[i])) {
@@ -59,13 +81,24 @@ Violation Explain(const Instr& instr, const DeviceLimits& limits) {
                                   ")");
     }
   }
+}
+
+Error ValidateValues(const InstrInfo& info, const FieldValues& values,
+                     const DeviceLimits& limits) {
+  const int field = FirstIllegalEncoding(info, values);
+  if (field >= 0) return info.fields[field].error;
+  const int rule = FirstFailingRule(info, values, limits);
+  return rule >= 0 ? info.rules[rule].error : Error::kOk;
+}
+
+Violation Explain(const Instr& instr, const DeviceLimits& limits) {
+  const InstrInfo& info = InfoOf(instr);
+  const FieldValues values = ValuesOf(instr);
+  CheckFieldsFit(info, values);
   Violation v;
-  for (int i = 0; i < info.num_fields; ++i) {
+  const int i = FirstIllegalEncoding(info, values);
+  if (i >= 0) {
     const FieldInfo& field = info.fields[i];
-    if (field.kind != FieldKind::kEnum || field.error == Error::kOk ||
-        ValueName(field, values[i]) != nullptr) {
-      continue;
-    }
     std::string legal;
     for (int k = 0; k < field.num_names; ++k) {
       if (!legal.empty()) legal += ", ";
@@ -77,20 +110,22 @@ Violation Explain(const Instr& instr, const DeviceLimits& limits) {
                 " is not a legal encoding (" + legal + ") -> " + ErrorName(field.error);
     return v;
   }
-  for (int r = 0; r < info.num_rules; ++r) {
-    if (RulePasses(info.opcode, r, values, limits)) continue;
+  const int r = FirstFailingRule(info, values, limits);
+  if (r >= 0) {
     const RuleInfo& rule = info.rules[r];
     v.error = rule.error;
     v.field = rule.field;
     v.rule = r;
     v.message = RuleMessage(info, rule, values, limits);
-    return v;
   }
   return v;
 }
 
 Error Validate(const Instr& instr, const DeviceLimits& limits) {
-  return Explain(instr, limits).error;
+  const InstrInfo& info = InfoOf(instr);
+  const FieldValues values = ValuesOf(instr);
+  CheckFieldsFit(info, values);
+  return ValidateValues(info, values, limits);
 }
 
 void CheckLimits(const DeviceLimits& limits) {

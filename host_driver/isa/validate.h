@@ -23,8 +23,21 @@ struct Violation {
 // cannot be encoded, so the hardware can never see it.
 Violation Explain(const Instr& instr, const DeviceLimits& limits);
 
-// Explain(instr, limits).error.
+// Explain(instr, limits).error, without the message: the same checks, nothing allocated.
 Error Validate(const Instr& instr, const DeviceLimits& limits);
+
+// The checks of Explain and Validate on an instruction's fields as numbers (ValuesOf order,
+// each known to fit its bits): the enum encodings, then the rules. The one path every check
+// takes: the compiler's, the driver's and the machine's (isa::Check on decoded words).
+Error ValidateValues(const InstrInfo& info, const FieldValues& values, const DeviceLimits& limits);
+
+// Index of the first enum field whose value is not one of its listed encodings and has an
+// error code for it (the decode stage's check), or -1.
+int FirstIllegalEncoding(const InstrInfo& info, const FieldValues& values);
+
+// Throws std::invalid_argument naming the instruction, the field and its encodable range
+// unless every value fits its field's bits.
+void CheckFieldsFit(const InstrInfo& info, const FieldValues& values);
 
 // Throws std::invalid_argument naming the limit and its allowed range unless every limit is
 // inside the range the encoding supports (docs/isa.md, "Device limits").

@@ -27,7 +27,12 @@ Machine::Machine(const isa::DeviceLimits& limits)
       ub_(static_cast<std::size_t>(limits.ub_rows * limits.n)),
       acc_(static_cast<std::size_t>(limits.acc_rows * limits.n)),
       dram_(static_cast<uint64_t>(limits.dram_bytes)),
-      param_(static_cast<std::size_t>(isa::DerivedParamBytes(limits))) {}
+      param_(static_cast<std::size_t>(isa::DerivedParamBytes(limits))),
+      pad_rows_(static_cast<std::size_t>(256 * limits.n)) {
+  for (int v = -128; v < 128; ++v) {
+    std::fill_n(pad_rows_.begin() + (v + 128) * limits.n, limits.n, static_cast<int8_t>(v));
+  }
+}
 
 std::size_t Machine::Index(int64_t row, int64_t rows, const char* what) const {
   if (row < 0 || row >= rows) {
@@ -50,9 +55,10 @@ RunResult Machine::Run(const std::vector<isa::Words>& program) {
 }
 
 void Machine::Start() {
+  Flush();
   tokens_ = {};
   fifo_.clear();
-  tile_.reset();  // packed_ is stale too: the next MATMUL switches tiles (or raises NO_TILE)
+  tile_.reset();  // the next MATMUL switches tiles (or raises NO_TILE)
 }
 
 RunResult Machine::Resume(const std::vector<isa::Words>& program, std::size_t begin,
@@ -62,11 +68,8 @@ RunResult Machine::Resume(const std::vector<isa::Words>& program, std::size_t be
   for (std::size_t i = begin; i < program.size(); ++i) {
     const auto index = static_cast<int64_t>(i);
     result.executed = index + 1;
-    // isa::Check, with the instruction decoded once.
     const isa::Decoded decoded = isa::Decode(program[i]);
-    const isa::Error check = decoded.error != isa::Error::kOk
-                                 ? decoded.error
-                                 : isa::Validate(decoded.instr, limits_);
+    const isa::Error check = isa::Check(decoded, limits_);
     if (check != isa::Error::kOk) {
       result.status = RunStatus::kDeviceError;
       result.error = check;
@@ -95,6 +98,7 @@ RunResult Machine::Resume(const std::vector<isa::Words>& program, std::size_t be
       break;
     }
   }
+  Flush();
   result.tokens = tokens_;
   result.fifo_tiles = static_cast<int64_t>(fifo_.size());
   return result;
@@ -110,6 +114,7 @@ Machine::Step Machine::Execute(const isa::Instr& instr) {
           Step step = Take(op.wait);
           if (step.status != RunStatus::kEndOfProgram) return step;
           if constexpr (!std::is_same_v<T, isa::Sync>) {
+            if constexpr (!std::is_same_v<T, isa::Matmul>) Flush();
             step = Exec(op);
             if (step.status != RunStatus::kEndOfProgram) return step;
           }
@@ -162,22 +167,19 @@ Machine::Step Machine::Exec(const isa::ReadHost& instr) {
     step.message = "host read failed";
     return step;
   }
-  const std::vector<uint8_t> bytes = host_.Read(instr.host, instr.length);
   switch (instr.target) {
     case isa::Target::kUb:
       // Byte i to row dest + i / N, byte i % N: contiguous from the start of row dest.
-      std::copy(bytes.begin(), bytes.end(), ub_row(instr.dest));
+      host_.Read(instr.host, ub_row(instr.dest), instr.length);
       break;
     case isa::Target::kDram:
-      dram_.Write(instr.dest, bytes);
+      dram_.Write(instr.dest, host_.Read(instr.host, instr.length));
       break;
     case isa::Target::kParam:
-      std::copy(bytes.begin(), bytes.end(), param_.begin() + instr.dest);
+      host_.Read(instr.host, &param_[instr.dest], instr.length);
       break;
     case isa::Target::kLut:
-      for (std::size_t i = 0; i < bytes.size(); ++i) {
-        lut_[instr.dest + i] = static_cast<int8_t>(bytes[i]);
-      }
+      host_.Read(instr.host, reinterpret_cast<uint8_t*>(&lut_[instr.dest]), instr.length);
       break;
   }
   return step;
@@ -195,12 +197,26 @@ Machine::Step Machine::Exec(const isa::WriteHost& instr) {
   return step;
 }
 
-Machine::Step Machine::Exec(const isa::ReadWeights& instr) {
-  const uint64_t tile_bytes = static_cast<uint64_t>(isa::DerivedTileBytes(limits_));
-  for (uint64_t t = 0; t < instr.tiles; ++t) {
-    const std::vector<uint8_t> bytes = dram_.Read((instr.dram_tile + t) * tile_bytes, tile_bytes);
-    fifo_.emplace_back(bytes.begin(), bytes.end());
+TileRef Machine::PackedTileAt(uint64_t tile) {
+  if (packed_writes_ != dram_.writes()) {
+    packed_.clear();
+    packed_writes_ = dram_.writes();
   }
+  const auto found = packed_.find(tile);
+  if (found != packed_.end()) return found->second;
+  // Kept up to ~64 MiB of packed tiles (256 K tiles at N = 16, 1 K at N = 256), then packed
+  // again as they come.
+  const auto tile_bytes = static_cast<uint64_t>(isa::DerivedTileBytes(limits_));
+  if (packed_.size() >= (uint64_t{64} << 20) / (tile_bytes + 4 * limits_.n)) packed_.clear();
+  tile_bytes_.resize(tile_bytes);
+  dram_.Read(tile * tile_bytes, reinterpret_cast<uint8_t*>(tile_bytes_.data()), tile_bytes);
+  TileRef ref = std::make_shared<const PackedTile>(tile_bytes_, limits_.n);
+  packed_.emplace(tile, ref);
+  return ref;
+}
+
+Machine::Step Machine::Exec(const isa::ReadWeights& instr) {
+  for (uint64_t t = 0; t < instr.tiles; ++t) fifo_.push_back(PackedTileAt(instr.dram_tile + t));
   return {};
 }
 
@@ -223,29 +239,50 @@ Machine::Step Machine::Exec(const isa::Matmul& instr) {
     step.message = "new_tile=0 before any tile was switched to";
     return step;
   }
-  if (instr.new_tile || packed_.n() == 0) packed_.Pack(*tile_, limits_.n);
-  // The rows of the block (UB rows, or a window's taps and pad rows), then one product.
-  const std::vector<int8_t> pad_row(static_cast<std::size_t>(limits_.n),
-                                    static_cast<int8_t>(instr.pad_value));
-  rows_.resize(instr.rows);
-  for (int64_t r = 0; r < instr.rows; ++r) {
-    const int8_t* x = pad_row.data();
-    if (!instr.window) {
-      x = reinterpret_cast<const int8_t*>(ub_row(instr.ub + r));
-    } else {
+  acc_row(instr.acc + instr.rows - 1);  // range check of the last row
+  const bool accumulate = instr.acc_mode == isa::AccMode::kAccumulate;
+  if (block_tiles_ > 0 &&
+      !(accumulate && instr.acc == block_acc_ && instr.rows == block_rows_)) {
+    Flush();
+  }
+  if (block_tiles_ == 0) {
+    block_acc_ = instr.acc;
+    block_rows_ = instr.rows;
+    block_accumulate_ = accumulate;
+    block_x_.clear();
+    block_tile_.clear();
+  }
+  // The rows of the block: UB rows, or a window's taps and pad rows.
+  if (!instr.window) {
+    ub_row(instr.ub + instr.rows - 1);  // range check of the last row
+    const auto* x = reinterpret_cast<const int8_t*>(ub_row(instr.ub));
+    for (int64_t r = 0; r < instr.rows; ++r) block_x_.push_back(x + r * limits_.n);
+  } else {
+    const int8_t* pad_row =
+        &pad_rows_[static_cast<std::size_t>((instr.pad_value + 128) * limits_.n)];
+    for (int64_t r = 0; r < instr.rows; ++r) {
       // The tap of output pixel (r / out_w, r % out_w); outside the image it is the pad row.
       const int64_t iy = instr.y0 + r / instr.out_w * instr.stride_h;
       const int64_t ix = instr.x0 + r % instr.out_w * instr.stride_w;
-      if (iy >= 0 && iy < instr.image_h && ix >= 0 && ix < instr.image_w) {
-        x = reinterpret_cast<const int8_t*>(ub_row(instr.ub + iy * instr.image_w + ix));
-      }
+      const bool inside = iy >= 0 && iy < instr.image_h && ix >= 0 && ix < instr.image_w;
+      block_x_.push_back(
+          inside ? reinterpret_cast<const int8_t*>(ub_row(instr.ub + iy * instr.image_w + ix))
+                 : pad_row);
     }
-    rows_[static_cast<std::size_t>(r)] = x;
   }
-  acc_row(instr.acc + instr.rows - 1);  // range check of the last row
-  MultiplyRows(rows_.data(), instr.rows, packed_, instr.acc_mode == isa::AccMode::kAccumulate,
-               acc_row(instr.acc));
+  block_tile_.push_back(tile_);
+  ++block_tiles_;
   return step;
+}
+
+void Machine::Flush() {
+  if (block_tiles_ == 0) return;
+  block_tile_ptrs_.clear();
+  for (const TileRef& tile : block_tile_) block_tile_ptrs_.push_back(tile.get());
+  MultiplyBlocks(block_x_.data(), block_tile_ptrs_.data(), block_tiles_, block_rows_,
+                 block_accumulate_, acc_row(block_acc_));
+  block_tiles_ = 0;
+  block_tile_.clear();
 }
 
 Machine::Step Machine::Exec(const isa::Activate& instr) {
@@ -264,8 +301,8 @@ Machine::Step Machine::Exec(const isa::Activate& instr) {
       return step;
     }
   }
-  const std::vector<int8_t> out = ActivateRows(instr, acc_row(instr.acc), n, params, lut_);
-  std::copy(out.begin(), out.end(), reinterpret_cast<int8_t*>(ub_row(instr.ub)));
+  ActivateRows(instr, acc_row(instr.acc), n, params, lut_, &activated_);
+  std::copy(activated_.begin(), activated_.end(), reinterpret_cast<int8_t*>(ub_row(instr.ub)));
   return step;
 }
 

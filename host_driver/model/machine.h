@@ -23,8 +23,10 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "golden/activation.h"
@@ -36,8 +38,10 @@
 
 namespace tpu::model {
 
-// A weight tile: N rows (input channel k) of N int8 (output column c) at k * N + c.
-using Tile = std::vector<int8_t>;
+// A weight tile as the MXU holds it, packed for the kernel (its bytes: N rows, input channel
+// k, of N int8, output column c, at k * N + c), shared between the weight FIFO, the MXU and the
+// machine's cache of the weight DRAM's tiles.
+using TileRef = std::shared_ptr<const PackedTile>;
 
 class Machine {
  public:
@@ -67,8 +71,8 @@ class Machine {
   const golden::Lut& lut() const { return lut_; }
 
   // State of the last run: the weight FIFO and the tile the MXU holds.
-  const std::deque<Tile>& weight_fifo() const { return fifo_; }
-  const std::optional<Tile>& current_tile() const { return tile_; }
+  const std::deque<TileRef>& weight_fifo() const { return fifo_; }
+  const TileRef& current_tile() const { return tile_; }  // null: none
   const std::array<int, isa::kNumTokens>& tokens() const { return tokens_; }
 
   // Starts the queue (tokens cleared, weight FIFO emptied, no current tile, like the device's
@@ -107,6 +111,10 @@ class Machine {
   Step Exec(const isa::ReadWeights& instr);
   Step Exec(const isa::Matmul& instr);
   Step Exec(const isa::Activate& instr);
+  // MATMULs are executed in blocks: a MATMUL that accumulates onto the rows of the one before
+  // joins its block; any other instruction, and the end of Resume, executes the block first
+  // (so every other instruction, and every caller, sees program order's memories).
+  void Flush();
 
   isa::DeviceLimits limits_;
   HostMemory host_;
@@ -115,10 +123,26 @@ class Machine {
   SparseMemory dram_;
   std::vector<uint8_t> param_;
   golden::Lut lut_{};
-  std::deque<Tile> fifo_;
-  std::optional<Tile> tile_;
-  PackedTile packed_;                 // tile_, packed for MultiplyRows (n() 0: none yet)
-  std::vector<const int8_t*> rows_;   // a MATMUL's activation rows
+  std::deque<TileRef> fifo_;
+  TileRef tile_;
+  // The weight DRAM's tiles as READ_WEIGHTS packed them, by tile index, while dram_ has not
+  // been written since (a layer's tiles are pushed once per M chunk: packed once).
+  TileRef PackedTileAt(uint64_t tile);
+  std::unordered_map<uint64_t, TileRef> packed_;
+  std::vector<int8_t> tile_bytes_;  // a tile read from the DRAM, to pack
+  uint64_t packed_writes_ = 0;  // dram_.writes() when packed_ was last valid
+  // The pending block of MATMULs: block_tiles_ of them onto block_rows_ accumulator rows from
+  // block_acc_ (block_tiles_ 0: none). MATMUL t's activation rows are block_x_[t * rows + r],
+  // its tile block_tile_[t].
+  int64_t block_tiles_ = 0;
+  int64_t block_acc_ = 0;
+  int64_t block_rows_ = 0;
+  bool block_accumulate_ = false;
+  std::vector<const int8_t*> block_x_;
+  std::vector<TileRef> block_tile_;
+  std::vector<const PackedTile*> block_tile_ptrs_;
+  std::vector<int8_t> pad_rows_;  // window MATMULs' taps outside the image: value v at (v + 128) N
+  std::vector<int8_t> activated_;  // an ACTIVATE's output
   std::array<int, isa::kNumTokens> tokens_{};
 };
 

@@ -133,6 +133,92 @@ __attribute__((target("avx2,avx512f,avx512bw"))) void MultiplyRowsAvx512(
   }
 }
 
+// AVX-512 VNNI: 16 columns a register, up to four registers (64 columns) at a time, summed over
+// every tile of the block before they are stored; each quad of input channels is one vpdpbusd
+// per register, on x + 128 (x ^ 0x80: unsigned); the tiles' bias (128 x their column sums) is
+// subtracted at the end.
+__attribute__((target("avx2,avx512f,avx512bw,avx512vnni"))) void MultiplyBlocksVnni(
+    const int8_t* const* rows, const PackedTile* const* tiles, int64_t num_tiles, int64_t count,
+    bool accumulate, int32_t* out) {
+  const int64_t n = tiles[0]->n();
+  const int64_t quads = n / 4;
+  alignas(64) int32_t bias[256];
+  for (int64_t c = 0; c < n; ++c) bias[c] = 0;
+  for (int64_t t = 0; t < num_tiles; ++t) {
+    const int32_t* b = tiles[t]->bias().data();
+    for (int64_t c = 0; c < n; ++c) {
+      bias[c] = static_cast<int32_t>(static_cast<uint32_t>(bias[c]) + static_cast<uint32_t>(b[c]));
+    }
+  }
+  const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
+  if (n == 16) {
+    // Four rows at a time, two sums each (even and odd quads): eight independent vpdpbusd
+    // chains, enough to hide its latency; the tile's four registers serve the four rows.
+    const __m512i sub = _mm512_load_si512(bias);
+    const __m512i q0 = _mm512_set1_epi32(0), q1 = _mm512_set1_epi32(1);
+    const __m512i q2 = _mm512_set1_epi32(2), q3 = _mm512_set1_epi32(3);
+    constexpr int64_t kRows = 4;
+    for (int64_t r0 = 0; r0 < count; r0 += kRows) {
+      const int64_t rows_here = count - r0 < kRows ? count - r0 : kRows;
+      __m512i even[kRows], odd[kRows];
+      for (int64_t i = 0; i < kRows; ++i) {
+        even[i] = accumulate && i < rows_here ? _mm512_loadu_si512(out + (r0 + i) * 16)
+                                              : _mm512_setzero_si512();
+        odd[i] = _mm512_setzero_si512();
+      }
+      for (int64_t t = 0; t < num_tiles; ++t) {
+        const int8_t* w = tiles[t]->quads().data();
+        const __m512i w0 = _mm512_loadu_si512(w), w1 = _mm512_loadu_si512(w + 64);
+        const __m512i w2 = _mm512_loadu_si512(w + 128), w3 = _mm512_loadu_si512(w + 192);
+        const int8_t* const* x = rows + t * count + r0;
+        for (int64_t i = 0; i < kRows; ++i) {
+          if (i >= rows_here) break;
+          // The row's 16 bytes in every 128-bit lane, flipped to unsigned; then quad q in all.
+          const __m512i v = _mm512_xor_si512(
+              _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x[i]))),
+              flip);
+          even[i] = _mm512_dpbusd_epi32(even[i], _mm512_permutexvar_epi32(q0, v), w0);
+          odd[i] = _mm512_dpbusd_epi32(odd[i], _mm512_permutexvar_epi32(q1, v), w1);
+          even[i] = _mm512_dpbusd_epi32(even[i], _mm512_permutexvar_epi32(q2, v), w2);
+          odd[i] = _mm512_dpbusd_epi32(odd[i], _mm512_permutexvar_epi32(q3, v), w3);
+        }
+      }
+      for (int64_t i = 0; i < rows_here; ++i) {
+        _mm512_storeu_si512(out + (r0 + i) * 16,
+                            _mm512_sub_epi32(_mm512_add_epi32(even[i], odd[i]), sub));
+      }
+    }
+    return;
+  }
+  for (int64_t r = 0; r < count; ++r) {
+    int32_t* o = out + r * n;
+    for (int64_t c0 = 0; c0 < n; c0 += 64) {
+      const int64_t blocks = (n - c0) >= 64 ? 4 : (n - c0) / 16;
+      __m512i acc[4];
+      for (int64_t b = 0; b < blocks; ++b) {
+        acc[b] = accumulate ? _mm512_loadu_si512(o + c0 + 16 * b) : _mm512_setzero_si512();
+      }
+      for (int64_t t = 0; t < num_tiles; ++t) {
+        const uint8_t* x = reinterpret_cast<const uint8_t*>(rows[t * count + r]);
+        const int8_t* w = tiles[t]->quads().data();
+        for (int64_t q = 0; q < quads; ++q) {
+          uint32_t word;
+          std::memcpy(&word, x + 4 * q, sizeof(word));
+          const __m512i xq = _mm512_set1_epi32(static_cast<int>(word ^ 0x80808080u));
+          const int8_t* wq = w + (q * n + c0) * 4;
+          for (int64_t b = 0; b < blocks; ++b) {
+            acc[b] = _mm512_dpbusd_epi32(acc[b], xq, _mm512_loadu_si512(wq + 64 * b));
+          }
+        }
+      }
+      for (int64_t b = 0; b < blocks; ++b) {
+        _mm512_storeu_si512(o + c0 + 16 * b,
+                            _mm512_sub_epi32(acc[b], _mm512_load_si512(bias + c0 + 16 * b)));
+      }
+    }
+  }
+}
+
 bool HaveAvx2() {
   static const bool have = __builtin_cpu_supports("avx2");
   return have;
@@ -143,39 +229,96 @@ bool HaveAvx512() {
       __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
   return have;
 }
+
+bool HaveVnni() {
+  static const bool have = HaveAvx512() && __builtin_cpu_supports("avx512vnni");
+  return have;
+}
 #endif
+
+// The kernel for a tile size on this CPU (n <= 256, the ISA's limit).
+enum class Kernel { kPlain, kAvx2, kAvx512, kVnni };
+
+Kernel KernelFor(int64_t n) {
+#ifdef TPU_MODEL_HAVE_AVX2_KERNEL
+  if (n % 16 == 0 && n <= 256 && HaveVnni()) return Kernel::kVnni;
+  if (n % 16 == 0 && n <= 256 && HaveAvx512()) return Kernel::kAvx512;
+  if (n % 8 == 0 && n <= 256 && HaveAvx2()) return Kernel::kAvx2;
+#endif
+  return Kernel::kPlain;
+}
 
 }  // namespace
 
 void PackedTile::Pack(const std::vector<int8_t>& tile, int64_t n) {
   n_ = n;
-  tile_.assign(tile.begin(), tile.end());
-  pairs_.resize(static_cast<size_t>(n * n));
-  for (int64_t p = 0; p < n / 2; ++p) {
-    const int8_t* even = &tile_[size_t(2 * p * n)];
-    const int8_t* odd = even + n;
-    int16_t* out = &pairs_[size_t(2 * p * n)];
-    for (int64_t c = 0; c < n; ++c) {
-      out[2 * c] = even[c];
-      out[2 * c + 1] = odd[c];
-    }
+  switch (KernelFor(n)) {
+    case Kernel::kPlain:
+      tile_.assign(tile.begin(), tile.end());
+      break;
+    case Kernel::kAvx2:
+    case Kernel::kAvx512:
+      pairs_.resize(static_cast<size_t>(n * n));
+      for (int64_t p = 0; p < n / 2; ++p) {
+        const int8_t* even = &tile[size_t(2 * p * n)];
+        const int8_t* odd = even + n;
+        int16_t* out = &pairs_[size_t(2 * p * n)];
+        for (int64_t c = 0; c < n; ++c) {
+          out[2 * c] = even[c];
+          out[2 * c + 1] = odd[c];
+        }
+      }
+      break;
+    case Kernel::kVnni:
+      quads_.resize(static_cast<size_t>(n * n));
+      bias_.assign(static_cast<size_t>(n), 0);
+      for (int64_t q = 0; q < n / 4; ++q) {
+        int8_t* out = &quads_[size_t(4 * q * n)];
+        for (int64_t c = 0; c < n; ++c) {
+          for (int64_t j = 0; j < 4; ++j) out[4 * c + j] = tile[size_t((4 * q + j) * n + c)];
+        }
+      }
+      for (int64_t k = 0; k < n; ++k) {
+        for (int64_t c = 0; c < n; ++c) bias_[size_t(c)] += 128 * tile[size_t(k * n + c)];
+      }
+      break;
   }
 }
 
 void MultiplyRows(const int8_t* const* rows, int64_t count, const PackedTile& tile,
                   bool accumulate, int32_t* out) {
+  const PackedTile* tiles[1] = {&tile};
+  MultiplyBlocks(rows, tiles, 1, count, accumulate, out);
+}
+
+void MultiplyBlocks(const int8_t* const* rows, const PackedTile* const* tiles, int64_t num_tiles,
+                    int64_t count, bool accumulate, int32_t* out) {
+  if (num_tiles <= 0) return;
+  const Kernel kernel = KernelFor(tiles[0]->n());
 #ifdef TPU_MODEL_HAVE_AVX2_KERNEL
-  // n <= 256 (isa limits): xpairs holds 128 pairs.
-  if (tile.n() % 16 == 0 && tile.n() <= 256 && HaveAvx512()) {
-    MultiplyRowsAvx512(rows, count, tile, accumulate, out);
-    return;
-  }
-  if (tile.n() % 8 == 0 && tile.n() <= 256 && HaveAvx2()) {
-    MultiplyRowsAvx2(rows, count, tile, accumulate, out);
+  if (kernel == Kernel::kVnni) {
+    MultiplyBlocksVnni(rows, tiles, num_tiles, count, accumulate, out);
     return;
   }
 #endif
-  MultiplyRowsPlain(rows, count, tile, accumulate, out);
+  // One pass a tile, the later ones accumulating.
+  for (int64_t t = 0; t < num_tiles; ++t) {
+    const int8_t* const* tile_rows = rows + t * count;
+    const bool acc = accumulate || t > 0;
+    switch (kernel) {
+#ifdef TPU_MODEL_HAVE_AVX2_KERNEL
+      case Kernel::kAvx512:
+        MultiplyRowsAvx512(tile_rows, count, *tiles[t], acc, out);
+        break;
+      case Kernel::kAvx2:
+        MultiplyRowsAvx2(tile_rows, count, *tiles[t], acc, out);
+        break;
+#endif
+      default:
+        MultiplyRowsPlain(tile_rows, count, *tiles[t], acc, out);
+        break;
+    }
+  }
 }
 
 }  // namespace tpu::model

@@ -1,11 +1,14 @@
-// The arithmetic of one MATMUL as one block: for each of `count` activation rows x_r (N int8
-// each), out_r[c] = sum over k of x_r[k] * w[k][c] in int32 that wraps (docs/isa.md), written
-// (overwrite) or added with wrapping (accumulate) into `out` (count x N int32, row-major).
-// Bit-exact with the obvious triple loop (the reference machine's definition): the products fit
-// int16 (|int8 x int8| <= 2^14), sums of two of them int32, and the wrapping int32 sum of the
-// rest does not depend on the order. On CPUs with AVX-512BW or AVX2 (chosen at run time) it
-// multiplies pairs of int16 with vpmaddwd, 32 or 16 multiply-accumulates an instruction;
-// elsewhere (N below 8, other CPUs) the plain loop.
+// The arithmetic of MATMULs as blocks: for each of `count` activation rows x_r (N int8 each),
+// out_r[c] = sum over k of x_r[k] * w[k][c] in int32 that wraps (docs/isa.md), written
+// (overwrite) or added with wrapping (accumulate) into `out` (count x N int32, row-major); and
+// a run of such products onto the same accumulator rows (the tiles of a K reduction, one
+// MATMUL each) as one block, so that the sums stay in registers across the tiles.
+// Bit-exact with the obvious triple loop (the reference machine's definition): the wrapping
+// int32 sum does not depend on the order. On CPUs with AVX-512 VNNI (chosen at run time) it
+// multiplies four unsigned-by-signed byte pairs an instruction with vpdpbusd (x + 128 in place
+// of x, and 128 times the tile's column sums subtracted once: equal modulo 2^32); with
+// AVX-512BW or AVX2 it multiplies pairs of int16 with vpmaddwd (the products fit int16, sums of
+// two int32); elsewhere (N below 8, other CPUs) the plain loop.
 #ifndef TPU_MODEL_MATMUL_KERNEL_H_
 #define TPU_MODEL_MATMUL_KERNEL_H_
 
@@ -24,19 +27,34 @@ class PackedTile {
   void Pack(const std::vector<int8_t>& tile, int64_t n);
 
   int64_t n() const { return n_; }
-  // Rows k = 2p and 2p + 1 interleaved per column, as int16 pairs: pairs_[(p * N + c) * 2 + j]
-  // = w[2p + j][c].
+  // The layout the kernel of this CPU reads (only that one is filled):
+  // rows k = 2p and 2p + 1 interleaved per column, as int16 pairs: pairs_[(p * N + c) * 2 + j]
+  // = w[2p + j][c] (vpmaddwd);
   const std::vector<int16_t>& pairs() const { return pairs_; }
+  // rows k = 4q .. 4q + 3 interleaved per column: quads_[(q * N + c) * 4 + j] = w[4q + j][c],
+  // and bias_[c] = 128 * sum over k of w[k][c] (vpdpbusd);
+  const std::vector<int8_t>& quads() const { return quads_; }
+  const std::vector<int32_t>& bias() const { return bias_; }
+  // the tile as given (the plain loop).
   const std::vector<int8_t>& tile() const { return tile_; }
 
  private:
   int64_t n_ = 0;
   std::vector<int8_t> tile_;
   std::vector<int16_t> pairs_;
+  std::vector<int8_t> quads_;
+  std::vector<int32_t> bias_;
 };
 
+// One MATMUL: rows[r] is activation row r.
 void MultiplyRows(const int8_t* const* rows, int64_t count, const PackedTile& tile,
                   bool accumulate, int32_t* out);
+
+// `num_tiles` MATMULs onto the same `count` accumulator rows, the first overwriting them
+// unless `accumulate`, the others accumulating: rows[t * count + r] is row r of MATMUL t,
+// tiles[t] its tile. The same result as MultiplyRows once per tile, in fewer passes.
+void MultiplyBlocks(const int8_t* const* rows, const PackedTile* const* tiles, int64_t num_tiles,
+                    int64_t count, bool accumulate, int32_t* out);
 
 }  // namespace tpu::model
 

@@ -15,15 +15,29 @@ void SparseMemory::CheckRange(uint64_t address, uint64_t length, const char* op)
   }
 }
 
+SparseMemory::Page* SparseMemory::Find(uint64_t page) const {
+  if (page == found_page_) return found_;
+  const auto it = pages_.find(page);
+  if (it == pages_.end()) return nullptr;
+  found_page_ = page;
+  found_ = it->second.get();
+  return found_;
+}
+
 void SparseMemory::Write(uint64_t address, const uint8_t* data, uint64_t length) {
+  ++writes_;
   CheckRange(address, length, "write");
   while (length > 0) {
     const uint64_t page = address >> kPageBits;
     const uint64_t offset = address & (kPageSize - 1);
     const uint64_t chunk = std::min(length, kPageSize - offset);
-    std::unique_ptr<Page>& slot = pages_[page];
-    if (!slot) slot = std::make_unique<Page>(Page{});
-    std::memcpy(slot->data() + offset, data, chunk);
+    Page* target = Find(page);
+    if (target == nullptr) {
+      std::unique_ptr<Page>& slot = pages_[page];
+      slot = std::make_unique<Page>(Page{});
+      target = slot.get();
+    }
+    std::memcpy(target->data() + offset, data, chunk);
     address += chunk;
     data += chunk;
     length -= chunk;
@@ -36,11 +50,11 @@ void SparseMemory::Read(uint64_t address, uint8_t* out, uint64_t length) const {
     const uint64_t page = address >> kPageBits;
     const uint64_t offset = address & (kPageSize - 1);
     const uint64_t chunk = std::min(length, kPageSize - offset);
-    const auto it = pages_.find(page);
-    if (it == pages_.end()) {
+    const Page* source = Find(page);
+    if (source == nullptr) {
       std::memset(out, 0, chunk);
     } else {
-      std::memcpy(out, it->second->data() + offset, chunk);
+      std::memcpy(out, source->data() + offset, chunk);
     }
     address += chunk;
     out += chunk;

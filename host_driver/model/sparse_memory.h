@@ -27,7 +27,16 @@ class SparseMemory {
   std::vector<uint8_t> Read(uint64_t address, uint64_t length) const;
 
   // Forgets every byte (all read as 0 again).
-  void Clear() { pages_.clear(); }
+  void Clear() {
+    pages_.clear();
+    found_ = nullptr;
+    found_page_ = kNoPage;
+    ++writes_;
+  }
+
+  // Counts Write and Clear calls: a reader that keeps something derived from the contents
+  // (the machine's packed weight tiles) knows it is still valid while this has not moved.
+  uint64_t writes() const { return writes_; }
 
  private:
   static constexpr int kPageBits = 12;
@@ -35,8 +44,15 @@ class SparseMemory {
   using Page = std::array<uint8_t, kPageSize>;
 
   void CheckRange(uint64_t address, uint64_t length, const char* op) const;
+  // The page's storage, or nullptr if it was never written; the last one found is kept (the
+  // ring's slots and DMA transfers go through one page after the other).
+  Page* Find(uint64_t page) const;
+  static constexpr uint64_t kNoPage = ~uint64_t{0};
 
   uint64_t size_;
+  uint64_t writes_ = 0;
+  mutable uint64_t found_page_ = kNoPage;
+  mutable Page* found_ = nullptr;
   std::unordered_map<uint64_t, std::unique_ptr<Page>> pages_;
 };
 

@@ -1,15 +1,20 @@
 // The reference machine's compute instructions on assembled programs, against the golden
 // reference: READ_WEIGHTS + MATMUL (overwrite, accumulate, tile switching, int32 wrapping) vs
 // golden::Gemm; ACTIVATE vs golden::RequantizeMatrix, ApplyLut, MaxPool2d and AvgPool2d for
-// random parameters, LUTs and pooling configurations (VALID and SAME, several images).
+// random parameters, LUTs and pooling configurations (VALID and SAME, several images); the
+// vectorized requantization (RowRequant) against golden::Requantize on extreme values.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <limits>
+#include <random>
+#include <vector>
 
 #include "golden/gemm.h"
 #include "golden/int32_wrap.h"
 #include "golden/pool.h"
 #include "golden/requant.h"
+#include "model/activate.h"
 #include "tests/model/model_testing.h"
 
 namespace tpu::model {
@@ -284,6 +289,53 @@ TEST_P(MachineCompute, ActivatePoolingExtremes) {
 
 INSTANTIATE_TEST_SUITE_P(N, MachineCompute, ::testing::Values(8, 16),
                          [](const auto& info) { return "N" + std::to_string(info.param); });
+
+// ACTIVATE's per-row requantization (RowRequant: the constants worked out once, 16 channels an
+// instruction where the CPU has AVX-512) against golden's WrapAdd and Requantize, element by
+// element: every supported shift, the extreme multipliers (INT32_MIN x INT32_MIN saturates),
+// accumulators and biases that wrap, remainders at exactly half, zero points and clamps at the
+// int8 ends, at N = 16 and 32 (vectorized) and N = 8 (plain).
+TEST(RowRequant, BitExactWithGolden) {
+  constexpr int32_t kMin = std::numeric_limits<int32_t>::min();
+  constexpr int32_t kMax = std::numeric_limits<int32_t>::max();
+  const std::vector<int32_t> multipliers = {kMin, kMin + 1, -1, 0, 1, 1 << 30, 1073741825,
+                                            1759218604, kMax};
+  const std::vector<int32_t> special = {kMin, kMin + 1, -65537, -3, -2, -1, 0, 1, 2, 3,
+                                        1 << 15, 65536, kMax - 1, kMax};
+  const std::vector<std::array<int32_t, 3>> outputs = {  // zero point, clamp min, clamp max
+      {0, -128, 127}, {-128, -128, 127}, {127, 0, 127}, {5, -3, 3}, {0, 0, 6}};
+  std::mt19937_64 rng(11);
+  for (const int64_t n : {8, 16, 32}) {
+    for (int shift = -31; shift <= 30; ++shift) {
+      for (const int32_t multiplier : multipliers) {
+        for (const auto& [zero_point, clamp_min, clamp_max] : outputs) {
+          ParamSet params;
+          std::vector<int32_t> acc;
+          for (int64_t c = 0; c < n; ++c) {
+            params.bias.push_back(c % 4 == 0 ? special[rng() % special.size()]
+                                             : static_cast<int32_t>(rng()));
+            params.multiplier.push_back(c % 3 == 0 ? multiplier : static_cast<int32_t>(rng()));
+            params.shift.push_back(static_cast<int8_t>(c % 2 == 0 ? shift : -31 + rng() % 62));
+            acc.push_back(c % 5 < 2 ? special[rng() % special.size()]
+                                    : static_cast<int32_t>(rng() >> (rng() % 33)));
+          }
+          std::vector<int8_t> got(static_cast<size_t>(n));
+          RowRequant(params, zero_point, clamp_min, clamp_max).Apply(acc.data(), got.data());
+          for (int64_t c = 0; c < n; ++c) {
+            const auto i = static_cast<size_t>(c);
+            const int8_t want =
+                golden::Requantize(golden::WrapAdd(acc[i], params.bias[i]), params.multiplier[i],
+                                   params.shift[i], zero_point, clamp_min, clamp_max);
+            ASSERT_EQ(got[i], want) << "n " << n << " channel " << c << ": acc " << acc[i]
+                                    << " bias " << params.bias[i] << " multiplier "
+                                    << params.multiplier[i] << " shift "
+                                    << int{params.shift[i]} << " zero point " << zero_point;
+          }
+        }
+      }
+    }
+  }
+}
 
 }  // namespace
 }  // namespace tpu::model

@@ -470,40 +470,61 @@ INSTANTIATE_TEST_SUITE_P(
 
 // ---- The MATMUL block kernel ----------------------------------------------------------------
 
-// The model device's arithmetic (model::MultiplyRows, vectorized where the CPU allows) against
-// the definition, a plain wrapping dot product, at every array size the ISA allows, with the
-// extreme values (-128 x -128 sums, wrapping accumulators) and random ones.
+// The model device's arithmetic (model::MultiplyRows for one MATMUL and model::MultiplyBlocks
+// for a run of them onto the same rows, vectorized where the CPU allows) against the
+// definition, a plain wrapping dot product summed over the tiles, at every array size the ISA
+// allows, with the extreme values (-128 x -128 sums, wrapping accumulators) and random ones,
+// for 1 to 5 tiles and row counts that are and are not multiples of the kernel's 4.
 TEST(MatmulKernel, BitExactWithTheDefinition) {
   std::mt19937_64 rng(37);
   for (int64_t n = 2; n <= 256; n *= 2) {
     for (int extreme = 0; extreme < 2; ++extreme) {
-      SCOPED_TRACE("n " + std::to_string(n) + (extreme ? " extreme" : " random"));
-      std::vector<int8_t> tile(size_t(n * n));
-      for (int8_t& v : tile) v = extreme ? int8_t(-128) : static_cast<int8_t>(rng());
-      const int64_t count = 5;
-      std::vector<std::vector<int8_t>> rows(count, std::vector<int8_t>(size_t(n)));
-      std::vector<const int8_t*> pointers;
-      for (auto& row : rows) {
-        for (int8_t& v : row) v = extreme ? int8_t(-128) : static_cast<int8_t>(rng());
-        pointers.push_back(row.data());
-      }
-      for (bool accumulate : {false, true}) {
-        std::vector<int32_t> out(size_t(count * n));
-        for (int32_t& v : out) v = extreme ? 2147483000 : static_cast<int32_t>(rng());
-        std::vector<int32_t> want = out;
-        for (int64_t r = 0; r < count; ++r) {
-          for (int64_t c = 0; c < n; ++c) {
-            uint32_t sum = accumulate ? static_cast<uint32_t>(want[size_t(r * n + c)]) : 0u;
-            for (int64_t k = 0; k < n; ++k) {
-              sum += static_cast<uint32_t>(int32_t{rows[size_t(r)][size_t(k)]} *
-                                           tile[size_t(k * n + c)]);
+      for (int64_t tiles : {1, 2, 5}) {
+        const int64_t count = tiles == 2 ? 8 : 5;
+        SCOPED_TRACE("n " + std::to_string(n) + (extreme ? " extreme" : " random") + ", " +
+                     std::to_string(tiles) + " tiles");
+        auto value = [&] { return extreme ? int8_t(-128) : static_cast<int8_t>(rng()); };
+        std::vector<std::vector<int8_t>> weights(size_t(tiles), std::vector<int8_t>(size_t(n * n)));
+        std::vector<model::PackedTile> packed;
+        for (auto& tile : weights) {
+          for (int8_t& v : tile) v = value();
+          packed.emplace_back(tile, n);
+        }
+        std::vector<const model::PackedTile*> tile_pointers;
+        for (const auto& p : packed) tile_pointers.push_back(&p);
+        // Row r of tile t at rows[t * count + r].
+        std::vector<std::vector<int8_t>> rows(size_t(tiles * count), std::vector<int8_t>(size_t(n)));
+        std::vector<const int8_t*> pointers;
+        for (auto& row : rows) {
+          for (int8_t& v : row) v = value();
+          pointers.push_back(row.data());
+        }
+        for (bool accumulate : {false, true}) {
+          std::vector<int32_t> out(size_t(count * n));
+          for (int32_t& v : out) v = extreme ? 2147483000 : static_cast<int32_t>(rng());
+          std::vector<int32_t> want = out;
+          for (int64_t r = 0; r < count; ++r) {
+            for (int64_t c = 0; c < n; ++c) {
+              uint32_t sum = accumulate ? static_cast<uint32_t>(want[size_t(r * n + c)]) : 0u;
+              for (int64_t t = 0; t < tiles; ++t) {
+                for (int64_t k = 0; k < n; ++k) {
+                  sum += static_cast<uint32_t>(int32_t{rows[size_t(t * count + r)][size_t(k)]} *
+                                               weights[size_t(t)][size_t(k * n + c)]);
+                }
+              }
+              want[size_t(r * n + c)] = static_cast<int32_t>(sum);
             }
-            want[size_t(r * n + c)] = static_cast<int32_t>(sum);
+          }
+          std::vector<int32_t> got = out;
+          model::MultiplyBlocks(pointers.data(), tile_pointers.data(), tiles, count, accumulate,
+                                got.data());
+          EXPECT_EQ(got, want) << (accumulate ? "accumulate" : "overwrite");
+          if (tiles == 1) {
+            got = out;
+            model::MultiplyRows(pointers.data(), count, packed[0], accumulate, got.data());
+            EXPECT_EQ(got, want) << "MultiplyRows, " << (accumulate ? "accumulate" : "overwrite");
           }
         }
-        model::MultiplyRows(pointers.data(), count, model::PackedTile(tile, n), accumulate,
-                            out.data());
-        EXPECT_EQ(out, want) << (accumulate ? "accumulate" : "overwrite");
       }
     }
   }

@@ -1,0 +1,154 @@
+// The model backend against the rtl backend on the same layer (issue 13's speed goal: >= 1000x
+// at N = 16, docs/model.md "Speed"): a dense layer run on both, in turn, several rounds in one
+// process on the same machine, each run's wall-clock time measured around the backend call (the
+// `wall_s` of `tpu dense`'s report: lowering, driver and device); prints per round the rtl wall,
+// the model wall and their ratio, then the minimum, median and maximum of each. Every output is
+// checked against golden (bit-exact, exit 1 otherwise).
+//
+//   bench_speed [--m 256 --k 512 --n 256] [--rounds 3] [--inputs DIR] [--scale 0.0005]
+//               [--relu] [--device n16] [--pcie gen3x16]
+//
+// --inputs DIR reads DIR/x.npy, w.npy and b.npy (scripts/make_dense_inputs.py) instead of
+// seeded random ones: `make run`'s layer is scripts/make_dense_inputs.py --m 256 --k 512 --n 256
+// --seed 1 with --scale 0.0005 --relu. SystemC elaborates once per process: one rtl device.
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "compiler/dense_layer.h"
+#include "device/pcie_link.h"
+#include "devices/devices_gen.h"
+#include "golden/activation.h"
+#include "golden/dense.h"
+#include "golden/requant.h"
+#include "npy/npy.h"
+#include "runtime/device_backend.h"
+#include "sc_models/model_device/model_platform.h"
+#include "simulator/simulator.h"
+
+// SystemC's library has its own main() calling sc_main(); this program keeps its own main()
+// (the executable's wins) and defines sc_main only because the library refers to it.
+extern "C" int sc_main(int, char**) { return 2; }
+
+namespace tpu::bench {
+namespace {
+
+template <typename T>
+golden::Tensor<T> Random(std::vector<int64_t> shape, std::mt19937_64& rng, int64_t lo, int64_t hi) {
+  golden::Tensor<T> t(std::move(shape));
+  std::uniform_int_distribution<int64_t> value(lo, hi);
+  for (T& v : t.data) v = static_cast<T>(value(rng));
+  return t;
+}
+
+// Seconds of one backend call; the output must equal `want`.
+double Timed(runtime::LayerBackend& backend, const golden::Tensor<int8_t>& x,
+             const compiler::DenseLayer& layer, const golden::Tensor<int8_t>& want) {
+  const auto start = std::chrono::steady_clock::now();
+  const runtime::LayerResult<int8_t> result = backend.RunDense(x, layer);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (result.output.data != want.data) {
+    throw std::runtime_error(backend.name() + ": output differs from golden");
+  }
+  return seconds;
+}
+
+struct Spread {
+  double min, median, max;
+};
+
+Spread SpreadOf(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t m = v.size() / 2;
+  return {v.front(), v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2, v.back()};
+}
+
+int Run(int argc, char** argv) {
+  CLI::App app{"The model backend against the rtl backend on one dense layer: wall clock, ratio"};
+  int64_t m = 256, k = 512, n = 256;
+  int rounds = 3;
+  uint64_t seed = 1;
+  double scale = 0.0005;
+  bool relu = false;
+  std::string inputs, device_name = devices::kDefaultDevice, pcie = "gen3x16";
+  app.add_option("--m", m, "rows of x")->check(CLI::PositiveNumber);
+  app.add_option("--k", k, "input channels")->check(CLI::PositiveNumber);
+  app.add_option("--n", n, "output channels")->check(CLI::PositiveNumber);
+  app.add_option("--rounds", rounds, "rtl then model, this many times")->check(CLI::Range(1, 100));
+  app.add_option("--seed", seed, "seed of the random inputs");
+  app.add_option("--inputs", inputs, "read x.npy, w.npy, b.npy from this folder instead");
+  app.add_option("--scale", scale, "requantization scale")->check(CLI::PositiveNumber);
+  app.add_flag("--relu", relu, "ReLU (clamp at the zero point)");
+  app.add_option("--device", device_name, "device configuration (isa/devices.json)");
+  app.add_option("--pcie", pcie, "PCIe link, genGxL");
+  CLI11_PARSE(app, argc, argv);
+
+  golden::Tensor<int8_t> x;
+  compiler::DenseLayer layer;
+  if (!inputs.empty()) {
+    x = npy::Read<int8_t>(inputs + "/x.npy");
+    layer.weights = npy::Read<int8_t>(inputs + "/w.npy");
+    layer.bias = npy::Read<int32_t>(inputs + "/b.npy").data;
+  } else {
+    std::mt19937_64 rng(seed);
+    x = Random<int8_t>({m, k}, rng, -128, 127);
+    layer.weights = Random<int8_t>({k, n}, rng, -128, 127);
+    layer.bias = Random<int32_t>({n}, rng, -1000, 1000).data;
+  }
+  layer.requant.multipliers = {golden::QuantizeMultiplier(scale)};
+  if (relu) layer.requant.act_min = 0;
+  compiler::CheckDenseLayer(layer, "bench_speed");
+  const golden::Tensor<int8_t> want =
+      golden::Dense(x, layer.weights, layer.bias, layer.input_zero_point, layer.requant);
+
+  runtime::BackendOptions options;
+  options.device = device_name;
+  options.link = device::ParsePcieLink(pcie);
+  tb::SimulatorOptions simulator;
+  simulator.device = device_name;
+  simulator.link = options.link;
+  runtime::DeviceBackend rtl("rtl", tb::MakeSimulator(simulator), options);
+  runtime::DeviceBackend model("model", sc::MakeModelPlatform(device_name, options.link),
+                               options);
+
+  std::printf("Model against rtl: dense %lld x %lld x %lld, device %s, %s, %d rounds\n\n",
+              static_cast<long long>(x.shape[0]), static_cast<long long>(layer.k()),
+              static_cast<long long>(layer.nout()), device_name.c_str(), pcie.c_str(), rounds);
+  std::printf("| round | rtl wall s | model wall s | ratio |\n|---|---|---|---|\n");
+  std::vector<double> rtl_s, model_s, ratios;
+  for (int r = 0; r < rounds; ++r) {
+    rtl_s.push_back(Timed(rtl, x, layer, want));
+    model_s.push_back(Timed(model, x, layer, want));
+    ratios.push_back(rtl_s.back() / model_s.back());
+    std::printf("| %d | %.3f | %.4f | %.0f |\n", r + 1, rtl_s.back(), model_s.back(),
+                ratios.back());
+    std::fflush(stdout);
+  }
+  const Spread a = SpreadOf(rtl_s), b = SpreadOf(model_s), c = SpreadOf(ratios);
+  std::printf("\nrtl wall   min %.3f  median %.3f  max %.3f s\n", a.min, a.median, a.max);
+  std::printf("model wall min %.4f median %.4f max %.4f s\n", b.min, b.median, b.max);
+  std::printf("ratio      min %.0f  median %.0f  max %.0f (goal >= 1000 at N = 16)\n", c.min,
+              c.median, c.max);
+  std::printf("outputs bit-exact with golden on both backends\n");
+  return 0;
+}
+
+}  // namespace
+}  // namespace tpu::bench
+
+int main(int argc, char** argv) {
+  try {
+    return tpu::bench::Run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_speed: %s\n", e.what());
+    return 1;
+  }
+}
