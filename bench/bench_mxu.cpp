@@ -24,9 +24,10 @@ std::vector<int8_t> RandomInt8(size_t count, std::mt19937_64& rng) {
   return v;
 }
 
+// side: K = N_out = side * N, so side^2 weight tiles of 4N rows each.
 template <int N>
-void BenchSize() {
-  const int m = 4 * N, k = 8 * N, ncols = 8 * N;  // 64 tiles of 4N rows each
+void BenchSize(int side) {
+  const int m = 4 * N, k = side * N, ncols = side * N;
   std::mt19937_64 rng(N);
   const auto a = RandomInt8(size_t(m) * k, rng), w = RandomInt8(size_t(k) * ncols, rng);
   const auto want =
@@ -61,7 +62,8 @@ void BenchSize() {
 }  // namespace tpu::bench
 
 int main() {
-  std::printf("MXU benchmark: M = 4N rows per tile, 64 back-to-back tiles, results checked\n");
+  std::printf("MXU benchmark: M = 4N rows per tile, back-to-back tiles (64 up to N = 32, then "
+              "4), results checked\n");
   std::printf("utilization = useful MACs / (N*N x cycles), cycles from first input to last "
               "result (target >= 0.95)\n");
   std::printf("speed = simulated cycles per wall-clock second; ratio = MXU / bare array "
@@ -69,9 +71,14 @@ int main() {
   std::printf("%4s  %-15s %5s %8s %6s  %11s  %12s  %12s  %6s\n", "N", "MxKxN", "tiles",
               "cycles", "waits", "utilization", "MXU cyc/s", "bare cyc/s", "ratio");
   try {
-    tpu::bench::BenchSize<8>();
-    tpu::bench::BenchSize<16>();
-    tpu::bench::BenchSize<32>();
+    tpu::bench::BenchSize<8>(8);  // 64 tiles
+    tpu::bench::BenchSize<16>(8);
+    tpu::bench::BenchSize<32>(8);
+    // Above N = 32 the Verilated array is the loop form (docs/mxu.md): 4 tiles keep the golden
+    // GEMM and the run short.
+    tpu::bench::BenchSize<64>(2);
+    tpu::bench::BenchSize<128>(2);
+    tpu::bench::BenchSize<256>(2);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "bench_mxu: %s\n", e.what());
     return 1;

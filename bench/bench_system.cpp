@@ -382,8 +382,7 @@ int RunDma(tpu::sys::TpuSystem& system, const Options& o) {
     monitor.Start();
     const RunResult h2d = dev.Run(reads);
     monitor.Stop();
-    const std::vector<uint8_t>& dram = system.dram().bytes();
-    const bool h2d_ok = std::equal(data.begin(), data.end(), dram.begin());
+    const bool h2d_ok = system.dram().bytes().Read(0, data.size()) == data;
     ok = ReportDma("host -> device (READ_HOST into the weight DRAM; CplDs of 3-DW header)",
                    o.bytes, monitor.down(), h2d, Since(dev0, system.device().stats()),
                    timing.payload_limit_bytes_per_s(kCplHeaderBytes), stream,

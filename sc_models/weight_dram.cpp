@@ -88,11 +88,11 @@ void WeightDram::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& 
   const uint64_t address = trans.get_address();
   const uint64_t length = trans.get_data_length();
   uint8_t* data = trans.get_data_ptr();
-  std::vector<uint8_t>& bytes = port_.bytes();
+  model::SparseMemory& bytes = port_.bytes();
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   const sc_core::sc_time ready = now + delay;
   if (trans.is_read()) {
-    std::copy(bytes.begin() + address, bytes.begin() + address + length, data);
+    bytes.Read(address, data, length);
     const uint64_t beats = length * 8 / config_.beat_bits;
     const sc_core::sc_time first = std::max(ready + cycle_ * config_.latency_cycles, read_free_);
     read_free_ = first + cycle_ * static_cast<double>(beats);
@@ -101,8 +101,14 @@ void WeightDram::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& 
   } else {
     const uint8_t* be = trans.get_byte_enable_ptr();
     const unsigned int be_length = trans.get_byte_enable_length();
-    for (uint64_t i = 0; i < length; ++i) {
-      if (be == nullptr || be[i % be_length] == TLM_BYTE_ENABLED) bytes[address + i] = data[i];
+    if (be == nullptr) {
+      bytes.Write(address, data, length);
+    } else {
+      std::vector<uint8_t> merged = bytes.Read(address, length);  // disabled bytes keep theirs
+      for (uint64_t i = 0; i < length; ++i) {
+        if (be[i % be_length] == TLM_BYTE_ENABLED) merged[i] = data[i];
+      }
+      bytes.Write(address, merged);
     }
     const uint64_t rows = length / config_.n;
     write_free_ = std::max(ready, write_free_) + cycle_ * static_cast<double>(rows);
@@ -117,11 +123,11 @@ unsigned int WeightDram::transport_dbg(tlm::tlm_generic_payload& trans) {
   const uint64_t length = trans.get_data_length();
   if (address >= config_.size_bytes) return 0;
   const uint64_t n = std::min<uint64_t>(length, config_.size_bytes - address);
-  std::vector<uint8_t>& bytes = port_.bytes();
+  model::SparseMemory& bytes = port_.bytes();
   if (trans.is_read()) {
-    std::copy(bytes.begin() + address, bytes.begin() + address + n, trans.get_data_ptr());
+    bytes.Read(address, trans.get_data_ptr(), n);
   } else if (trans.is_write()) {
-    std::copy(trans.get_data_ptr(), trans.get_data_ptr() + n, bytes.begin() + address);
+    bytes.Write(address, trans.get_data_ptr(), n);
   }
   trans.set_response_status(tlm::TLM_OK_RESPONSE);
   return static_cast<unsigned int>(n);

@@ -27,6 +27,7 @@
 #include <tlm>
 #include <vector>
 
+#include "model/sparse_memory.h"
 #include "sc_models/ports/memory_ports.h"
 
 namespace tpu::sc {
@@ -65,7 +66,7 @@ class WeightDram : public sc_core::sc_module {
   // The cycle-level port (deterministic timing: always ready, latency_cycles, a beat per
   // cycle) over the same bytes.
   DramPortModel& cycle_port() { return port_; }
-  std::vector<uint8_t>& bytes() { return port_.bytes(); }
+  model::SparseMemory& bytes() { return port_.bytes(); }  // stored sparsely: 8 GiB is fine
   const Stats& stats() const { return stats_; }
 
  private:

@@ -54,7 +54,7 @@ def lanes(port, lane_bits, count, label):
 
 
 def pe(r, c):
-    return f"{TOP}u_array.g_row[{r}].g_col[{c}].u_pe."
+    return f"{TOP}u_array.g_pes.g_row[{r}].g_col[{c}].u_pe."
 
 
 group("Handshakes", lambda: plain(BIT, [TOP + s for s in [

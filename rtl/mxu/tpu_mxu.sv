@@ -15,7 +15,9 @@ module tpu_mxu #(
   parameter int unsigned N        = tpu_pkg::MxuDim,       // array rows and columns
   parameter int unsigned InWidth  = tpu_pkg::MxuInWidth,   // activation and weight bits
   parameter int unsigned AccWidth = tpu_pkg::MxuAccWidth,  // partial-sum bits
-  parameter int unsigned TagWidth = tpu_pkg::MxuTagWidth   // user bits carried with each row
+  parameter int unsigned TagWidth = tpu_pkg::MxuTagWidth,  // user bits carried with each row
+  // simulation only: above this N the array and skew lines run as loops (tpu_mxu_array)
+  parameter int unsigned SimLoopsAbove = 32
 ) (
   input  logic                        clk_i,
   input  logic                        rst_ni,
@@ -39,6 +41,7 @@ module tpu_mxu #(
 );
 
   localparam int unsigned Latency = 2 * N;  // acceptance to result, see the lane delays below
+  localparam bit SimLoops = N > SimLoopsAbove;  // large arrays: simulate as loops and rings
 
   // ---------------------------------------------------------------------------------------
   // Control
@@ -87,7 +90,7 @@ module tpu_mxu #(
   logic [N*InWidth-1:0]        arr_act, arr_weight;
 
   tpu_skew #(
-    .Lanes(N), .Width(InWidth), .Base(1), .Reverse(1'b0)
+    .Lanes(N), .Width(InWidth), .Base(1), .Reverse(1'b0), .SimRing(SimLoops)
   ) u_act_skew (
     .clk_i(clk_i),
     .in_i (act_row_i),
@@ -104,7 +107,7 @@ module tpu_mxu #(
   );
 
   tpu_skew #(
-    .Lanes(N), .Width(InWidth), .Base(1), .Reverse(1'b0)
+    .Lanes(N), .Width(InWidth), .Base(1), .Reverse(1'b0), .SimRing(SimLoops)
   ) u_weight_skew (
     .clk_i(clk_i),
     .in_i (weight_row_i),
@@ -146,7 +149,8 @@ module tpu_mxu #(
   tpu_mxu_array #(
     .N       (N),
     .InWidth (InWidth),
-    .AccWidth(AccWidth)
+    .AccWidth     (AccWidth),
+    .SimLoopsAbove(SimLoopsAbove)
   ) u_array (
     .clk_i     (clk_i),
     .rst_ni    (rst_ni),
@@ -164,7 +168,7 @@ module tpu_mxu #(
   // N - 1 - c more lines all columns up at 2N.
   // ---------------------------------------------------------------------------------------
   tpu_skew #(
-    .Lanes(N), .Width(AccWidth), .Base(0), .Reverse(1'b1)
+    .Lanes(N), .Width(AccWidth), .Base(0), .Reverse(1'b1), .SimRing(SimLoops)
   ) u_out_deskew (
     .clk_i(clk_i),
     .in_i (arr_psum),

@@ -60,8 +60,8 @@ void HostPortModel::OnResponseTaken() {
   rsp_valid_ = false;
 }
 
-DramPortModel::DramPortModel(int n, int beat_bits, size_t size, uint64_t seed)
-    : n_(n), beat_bytes_(beat_bits / 8), bytes_(size, 0), rng_(seed) {}
+DramPortModel::DramPortModel(int n, int beat_bits, uint64_t size, uint64_t seed)
+    : n_(n), beat_bytes_(beat_bits / 8), bytes_(size), rng_(seed) {}
 
 void DramPortModel::Clear() {
   beats_.clear();
@@ -84,8 +84,7 @@ void DramPortModel::OnTileRequest(uint64_t addr) {
   uint64_t due = cycle_ + DrawLatency(rng_, timing_);
   if (!beats_.empty() && due < beats_.back().due) due = beats_.back().due;
   for (uint64_t off = 0; off < tile_bytes; off += beat_bytes_) {
-    beats_.push_back({due, std::vector<uint8_t>(bytes_.begin() + addr + off,
-                                                bytes_.begin() + addr + off + beat_bytes_)});
+    beats_.push_back({due, bytes_.Read(addr + off, beat_bytes_)});
   }
   ++tiles_;
 }
@@ -101,14 +100,15 @@ void DramPortModel::OnWrite(uint64_t addr, const std::vector<uint8_t>& data,
   if (addr % n_ != 0) {
     throw std::logic_error("weight DRAM write at " + std::to_string(addr) + " is unaligned");
   }
-  for (int b = 0; b < n_; ++b) {
-    if (!mask[b]) continue;
-    if (addr + b >= bytes_.size()) {
-      throw std::logic_error("weight DRAM write of byte " + std::to_string(addr + b) +
-                             " is out of range");
-    }
-    bytes_[addr + b] = data[b];
+  if (addr + n_ > bytes_.size()) {
+    throw std::logic_error("weight DRAM write of the row at " + std::to_string(addr) +
+                           " is out of range");
   }
+  std::vector<uint8_t> row = bytes_.Read(addr, n_);  // masked bytes keep their value
+  for (int b = 0; b < n_; ++b) {
+    if (mask[b]) row[b] = data[b];
+  }
+  bytes_.Write(addr, row);
 }
 
 }  // namespace tpu::sc

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "model/host_memory.h"
+#include "model/sparse_memory.h"
 
 namespace tpu::sc {
 
@@ -67,10 +68,12 @@ class HostPortModel {
 
 class DramPortModel {
  public:
-  // beat_bits: the read port's width; rows of n bytes on the write port; size in bytes.
-  DramPortModel(int n, int beat_bits, size_t size, uint64_t seed);
+  // beat_bits: the read port's width; rows of n bytes on the write port; size in bytes. The
+  // bytes are stored sparsely (only pages written), so an 8 GiB DRAM costs what it holds.
+  DramPortModel(int n, int beat_bits, uint64_t size, uint64_t seed);
   void set_timing(const PortTiming& timing) { timing_ = timing; }
-  std::vector<uint8_t>& bytes() { return bytes_; }
+  model::SparseMemory& bytes() { return bytes_; }
+  const model::SparseMemory& bytes() const { return bytes_; }
   void Clear();  // drop outstanding reads (after a reset)
 
   void BeginCycle(uint64_t cycle);
@@ -92,7 +95,7 @@ class DramPortModel {
     std::vector<uint8_t> data;
   };
   int n_, beat_bytes_;
-  std::vector<uint8_t> bytes_;
+  model::SparseMemory bytes_;
   std::mt19937_64 rng_;
   PortTiming timing_;
   std::deque<Beat> beats_;

@@ -65,7 +65,7 @@ class CoreHarness {
 
   virtual const CoreConfig& config() const = 0;
   virtual model::HostMemory& host() = 0;
-  virtual std::vector<uint8_t>& dram() = 0;
+  virtual model::SparseMemory& dram() = 0;
   virtual HostPortModel& host_port() = 0;
   virtual DramPortModel& dram_port() = 0;
   virtual void SetTiming(const CoreTiming& timing) = 0;

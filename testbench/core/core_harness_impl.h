@@ -20,7 +20,7 @@ class CoreHarnessImpl final : public CoreHarness {
         sim_(opts),
         host_port_(&host_, static_cast<int>(config.limits.n), 0x5eed01),
         dram_port_(static_cast<int>(config.limits.n), config.dram_width,
-                   static_cast<size_t>(config.limits.dram_bytes), 0x5eed02),
+                   config.limits.dram_bytes, 0x5eed02),
         rng_(0x5eed03) {
     auto& d = sim_.dut();
     d.start_i = 0;
@@ -31,7 +31,7 @@ class CoreHarnessImpl final : public CoreHarness {
 
   const CoreConfig& config() const override { return config_; }
   model::HostMemory& host() override { return host_; }
-  std::vector<uint8_t>& dram() override { return dram_port_.bytes(); }
+  model::SparseMemory& dram() override { return dram_port_.bytes(); }
   HostPortModel& host_port() override { return host_port_; }
   DramPortModel& dram_port() override { return dram_port_; }
   uint64_t cycle() const override { return sim_.cycle(); }

@@ -159,7 +159,7 @@ TEST(WeightDram, RowWritesHonourTheMaskAndReadBack) {
     EXPECT_EQ(tile[i], written ? rows[i] : 0) << i;
   }
   // The cycle port sees the same bytes.
-  EXPECT_EQ(bench->dram.bytes()[0x2001], rows[1]);
+  EXPECT_EQ(bench->dram.bytes().Read(0x2001, 1)[0], rows[1]);
 }
 
 TEST(WeightDram, BadAccessesGetErrorResponses) {
@@ -192,7 +192,7 @@ TEST(WeightDram, DebugTransportIsUntimed) {
   trans.set_data_ptr(out);
   trans.set_data_length(5);
   EXPECT_EQ(bench->cpu.socket->transport_dbg(trans), 5u);
-  EXPECT_EQ(bench->dram.bytes()[0x3007], 5);
+  EXPECT_EQ(bench->dram.bytes().Read(0x3007, 1)[0], 5);
   uint8_t in[5] = {};
   trans.set_command(tlm::TLM_READ_COMMAND);
   trans.set_data_ptr(in);
@@ -217,6 +217,37 @@ TEST(WeightDramConfig, BandwidthHelpersAndChecks) {
   c = Config();
   c.clock_mhz = 0;
   EXPECT_THROW(c.Validate(), std::invalid_argument);
+}
+
+// TPU v1's 8 GiB at N = 256 costs only the pages written: a tile at the very top reads back
+// through the cycle port, and a masked row write keeps the bytes it masks.
+TEST(DramPortModel, EightGibStoresOnlyWhatIsWritten) {
+  constexpr int kN = 256;
+  constexpr uint64_t kSize = uint64_t{8} << 30, kTile = uint64_t{kN} * kN;
+  DramPortModel port(kN, 512, kSize, 1);
+  std::mt19937_64 rng(5);
+  std::vector<uint8_t> row(kN);
+  for (auto& b : row) b = static_cast<uint8_t>(rng());
+  std::vector<bool> mask(kN, true);
+  mask[3] = false;
+  port.bytes().Write(kSize - kTile, std::vector<uint8_t>(kTile, 0x5A));
+  port.OnWrite(kSize - kN, row, mask);
+  std::vector<uint8_t> want(kTile, 0x5A);
+  for (int b = 0; b < kN; ++b) {
+    if (mask[b]) want[kTile - kN + b] = row[b];
+  }
+  port.BeginCycle(0);
+  port.OnTileRequest(kSize - kTile);
+  std::vector<uint8_t> got;
+  for (uint64_t cycle = 1; got.size() < kTile && cycle < 10000; ++cycle) {
+    port.BeginCycle(cycle);
+    if (!port.rsp_valid()) continue;
+    got.insert(got.end(), port.rsp_data().begin(), port.rsp_data().end());
+    port.OnBeatTaken();
+  }
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(port.bytes().Read(0, 16), std::vector<uint8_t>(16, 0));  // never written
+  EXPECT_THROW(port.OnTileRequest(kSize), std::logic_error);
 }
 
 }  // namespace

@@ -155,7 +155,7 @@ INSTANTIATE_TEST_SUITE_P(
 // host -> weight DRAM at odd DRAM byte addresses (checked in system.dram().bytes(), guards
 // included), then a second transfer into the same region proves nothing else moved.
 TEST(SystemDmaDram, HostToDramAtOddOffsets) {
-  std::vector<uint8_t>& dram = g_system->dram().bytes();
+  model::SparseMemory& dram = g_system->dram().bytes();
   ASSERT_EQ(dram.size(), 4194304u);
   std::mt19937_64 rng(99);
   struct DramCase {
@@ -175,7 +175,7 @@ TEST(SystemDmaDram, HostToDramAtOddOffsets) {
     const std::vector<uint8_t> data = testing::RandomBytes(rng, c.length);
     const uint32_t lo = c.dest >= kGuard ? c.dest - kGuard : 0;
     const uint32_t hi = std::min<uint32_t>(c.dest + c.length + kGuard, dram.size());
-    for (uint32_t a = lo; a < hi; ++a) dram[a] = kGuardByte;
+    dram.Write(lo, std::vector<uint8_t>(hi - lo, kGuardByte));
     g_system->Run([&](device::DeviceBus& bus) {
       device::Device dev(bus, Options());
       dev.host_memory().Write(c.src, data);
@@ -186,14 +186,12 @@ TEST(SystemDmaDram, HostToDramAtOddOffsets) {
       r.length = c.length;
       dev.Run({r, isa::Halt{}});
     });
-    EXPECT_EQ(FirstDiff(std::vector<uint8_t>(dram.begin() + c.dest,
-                                             dram.begin() + c.dest + c.length),
-                        data),
-              -1)
-        << "first wrong DRAM byte";
+    EXPECT_EQ(FirstDiff(dram.Read(c.dest, c.length), data), -1) << "first wrong DRAM byte";
+    const std::vector<uint8_t> before = dram.Read(lo, c.dest - lo);
+    const std::vector<uint8_t> after = dram.Read(c.dest + c.length, hi - c.dest - c.length);
     int broken = 0;
-    for (uint32_t a = lo; a < c.dest; ++a) broken += dram[a] != kGuardByte;
-    for (uint32_t a = c.dest + c.length; a < hi; ++a) broken += dram[a] != kGuardByte;
+    for (uint8_t b : before) broken += b != kGuardByte;
+    for (uint8_t b : after) broken += b != kGuardByte;
     EXPECT_EQ(broken, 0) << "guard bytes around the DRAM destination overwritten";
   }
 }
