@@ -26,9 +26,9 @@ tpu_add_synth_test(host_rx TOP tpu_host_rx
          "select -assert-max 280 t:$_*DFF*")
 
 # Read engine: the completion buffer (16 tags x 512 bytes = 512 rows of 128 bits) and the
-# per-client order and output FIFOs are memories (5); 1052 flops, mostly the 16 tags' state
-# (beats requested and received, address bits 6:0, an 18-bit issue stamp, flags) and the two
-# clients' open and waiting runs (64-bit addresses).
+# per-client order and output FIFOs are memories (5); 1068 flops, mostly the 16 tags' state
+# (beats requested and received, address bits 6:0, an 18-bit issue or quarantine stamp,
+# flags) and the two clients' open and waiting runs (64-bit addresses).
 tpu_add_synth_test(host_dma_rd TOP tpu_host_dma_rd
   SOURCES ${TPU_HOST_IF_SYNTH_COMMON} ${TPU_RTL_DIR}/host_if/tpu_host_dma_rd.sv
   FLOW "synth -top tpu_host_dma_rd -flatten -run begin:fine"

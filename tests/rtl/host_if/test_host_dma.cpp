@@ -314,6 +314,41 @@ TEST_P(HostDma, Timeouts) {
   EXPECT_EQ(b->reader(0).beats_error(), errors);
 }
 
+// Tag quarantine: a completion that arrives after its request timed out, while new reads of
+// the same size and lower address are waiting for theirs, is dropped (the timed-out tag is
+// not reused for Quarantine = Timeout cycles), so the new reads get their own data.
+TEST_P(HostDma, LateCompletionAfterATimeoutIsDropped) {
+  auto b = Bench(75 + k(), "host_dma_late_completion");
+  std::mt19937_64 rng(Seed(27 + k()));
+  const uint64_t base = kLow + 0x600000;
+  FillRandom(*b, base, 0x4000, rng);
+  b->rc().AddSilentRange(base, 0x40);
+  b->reader(0).Read(base, 0x40);
+  ASSERT_TRUE(b->Run(20000)) << "the read did not time out";
+  ASSERT_EQ(b->timeouts(), 1u);
+  ASSERT_EQ(b->rc().unanswered().size(), 1u);
+  EXPECT_EQ(b->reader(0).beats_error(), 4u);
+  const sc::Tlp late = b->rc().unanswered()[0];
+  b->rc().ClearSilentRanges();
+  // New reads answered 200 cycles later; the late completion (other bytes) comes first.
+  RcConfig rc = b->rc().config();
+  rc.min_latency = rc.max_latency = 200;
+  b->rc().set_config(rc);
+  for (uint64_t i = 0; i < 8; ++i) b->reader(0).Read(base + 0x1000 + 0x80 * i, 0x40);
+  b->Idle(60);
+  ASSERT_GE(b->rc().reads_outstanding(), 2u) << "the new reads were not sent yet";
+  const sc::CompletionSplit split{64, static_cast<uint32_t>(b->config().max_payload), false};
+  for (const sc::Tlp& c : sc::SplitReadCompletions(late, RandomBytes(0x40, rng),
+                                                   sc::kRootComplexId, split)) {
+    b->rc().Inject(c);
+  }
+  ASSERT_TRUE(b->Run(20000)) << "did not finish after the late completion";
+  ExpectNoViolations(*b);
+  EXPECT_EQ(b->cpl_unexpected(), 1u);
+  EXPECT_EQ(b->reader(0).beats_error(), 4u);
+  EXPECT_EQ(b->timeouts(), 1u);
+}
+
 // A flush (soft reset, ring restart) in the middle of reads: the completions still owed are
 // thrown away (not reported as unexpected) and the next reads get their own data.
 TEST_P(HostDma, FlushDropsOutstandingReads) {
