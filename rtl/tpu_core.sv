@@ -67,20 +67,26 @@ module tpu_core #(
   localparam int unsigned TagW  = tpu_pkg::MxuTagWidth;
 
   // ---- start: a one-cycle reset of every block, then the queue runs --------------------------
-  logic soft_rst_q, go_q, blocks_rst_n, stopped;
+  // blocks_rst_nq is the blocks' reset: a flip-flop, low while rst_ni is (asserted
+  // asynchronously with it, released at a clock edge) and in the cycle soft_rst_q is high, so
+  // no logic drives an asynchronous reset.
+  logic soft_rst_d, soft_rst_q, go_q, blocks_rst_nq, blocks_rst_n, stopped;
+
+  assign soft_rst_d = start_i && stopped && !soft_rst_q;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      soft_rst_q <= 1'b0;
-      go_q       <= 1'b0;
+      soft_rst_q    <= 1'b0;
+      go_q          <= 1'b0;
+      blocks_rst_nq <= 1'b0;
     end else begin
-      soft_rst_q <= start_i && stopped && !soft_rst_q;
-      go_q       <= soft_rst_q;
+      soft_rst_q    <= soft_rst_d;
+      go_q          <= soft_rst_q;
+      blocks_rst_nq <= !soft_rst_d;
     end
   end
 
-  // Asserted asynchronously by the register, released at the next edge.
-  assign blocks_rst_n = rst_ni && !soft_rst_q;
+  assign blocks_rst_n = blocks_rst_nq;
   assign stopped      = !running_o && !go_q;
 
   // ---- controller <-> datapath nets ------------------------------------------------------------

@@ -7,7 +7,9 @@
 // DMA engines through the host interface's beat adapter, so any N the core takes works.
 //
 // CONTROL.soft_reset resets the core through its rst_ni (for the one cycle the register
-// file's pulse lasts; the memories keep their contents) and the host interface's DMA and ring
+// file's pulse lasts; the memories keep their contents; the reset is a flip-flop of the
+// register file, asserted asynchronously by rst_ni and released at a clock edge, never
+// logic) and the host interface's DMA and ring
 // state, but not the register file's configuration. The weight DRAM outside still answers the
 // tile reads the core made before the reset: tpu_top counts the beats requested and not yet
 // received, and after a soft reset takes and drops that many before the core sees DRAM beats
@@ -81,10 +83,6 @@ module tpu_top #(
   logic             ring_active;
   logic             core_wd_req_valid, core_wd_rsp_ready, wd_draining;
 
-  // The soft reset pulse is a register output: asserted asynchronously with it, released at
-  // the edge that ends it.
-  assign core_rst_n = rst_ni && !core_soft_reset;
-
   tpu_host_if #(
     .N         (N),
     .UbRows    (UbRows),
@@ -111,6 +109,7 @@ module tpu_top #(
     .tx_sop_o          (tx_sop_o),
     .tx_eop_o          (tx_eop_o),
     .core_soft_reset_o (core_soft_reset),
+    .core_rst_no       (core_rst_n),
     .core_start_o      (core_start),
     .instr_valid_o     (instr_valid),
     .instr_ready_i     (instr_ready),

@@ -12,7 +12,9 @@
 // - tpu_host_tx: formats and arbitrates the TLPs sent (register read completions, MSI, MWr,
 //   MRd).
 // The register file and the ring are outside (tpu_host_if): a register read's completion
-// leaves when both its data (reg_rsp_*) and the fields the receive side kept are there.
+// leaves when both its data (reg_rsp_*) and the fields the receive side kept are there; an
+// Unsupported Request completion (a non-posted request the device does not take) needs only
+// the fields.
 // Latency: none added to its blocks'. A register request is offered on reg_req_* in the cycle
 // after its TLP's last beat was taken; a completion beat taken on rx_* in cycle t is on
 // rd_rsp_* from t + 3 (receive stage 1, read engine 2); a read run's MRd is offered to the
@@ -86,7 +88,8 @@ module tpu_host_dma #(
   logic [15:0] rcpl_requester;
   logic [7:0]  rcpl_tag;
   logic [6:0]  rcpl_lower_addr;
-  logic [2:0]  rcpl_byte_count;
+  logic [11:0] rcpl_byte_count;
+  logic        rcpl_ur;
   // rx -> read engine: completion beats
   logic         cpl_valid, cpl_first, cpl_last, cpl_has_data, cpl_poisoned;
   logic [7:0]   cpl_tag;
@@ -129,6 +132,7 @@ module tpu_host_dma #(
     .rcpl_tag_o        (rcpl_tag),
     .rcpl_lower_addr_o (rcpl_lower_addr),
     .rcpl_byte_count_o (rcpl_byte_count),
+    .rcpl_ur_o         (rcpl_ur),
     .cpl_valid_o       (cpl_valid),
     .cpl_first_o       (cpl_first),
     .cpl_last_o        (cpl_last),
@@ -143,9 +147,10 @@ module tpu_host_dma #(
     .drop_count_o      (rx_drop_count_o)
   );
 
-  // A register read's completion needs both its data and the fields the receive side kept.
-  assign rcpl_valid      = rcpl_info_valid && reg_rsp_valid_i;
-  assign reg_rsp_ready_o = rcpl_ready;
+  // A register read's completion needs both its data and the fields the receive side kept;
+  // an Unsupported Request completion only the fields.
+  assign rcpl_valid      = rcpl_info_valid && (rcpl_ur || reg_rsp_valid_i);
+  assign reg_rsp_ready_o = rcpl_ready && !rcpl_ur;
 
   // ---- DMA ---------------------------------------------------------------------------------
   tpu_host_dma_rd #(
@@ -237,6 +242,7 @@ module tpu_host_dma #(
     .rcpl_tag_i        (rcpl_tag),
     .rcpl_lower_addr_i (rcpl_lower_addr),
     .rcpl_byte_count_i (rcpl_byte_count),
+    .rcpl_ur_i         (rcpl_ur),
     .rcpl_data_i       (reg_rsp_rdata_i),
     .mrd_valid_i       (mrd_valid),
     .mrd_ready_o       (mrd_ready),

@@ -39,9 +39,15 @@
 // request order and undelivered beats; its requests still outstanding become orphans: their
 // completions are taken and thrown away, and their tags are freed when complete or timed out
 // (so a late completion never lands in a later request's slot). An MRd sent in the same cycle
-// is an orphan from the start. (A completion arriving after its request timed out and its tag
-// was reused is indistinguishable from one of the new request; PCIe timeouts are long enough
-// that root complexes do not do this.)
+// is an orphan from the start.
+//
+// Tag quarantine: a tag whose request timed out is not issued again until Quarantine cycles
+// after the timeout (quar_q; released by the same one-tag-per-cycle scan, so within
+// Quarantine + NumTags cycles) even once its beats have been handed out. A completion for
+// it arriving in that time matches no request waiting for data and is dropped (counted on
+// cpl_unexpected_o) instead of landing in a new request's slot: a late completion is harmless
+// up to Timeout + Quarantine cycles after its MRd. The quarantined tags count against no
+// client, and busy_o does not wait for them.
 //
 // Latency: a run's MRd is offered in the cycle after the run closed (its last beat plus
 // IdleGap cycles, or at once for a last or boundary beat); a beat whose data arrived in cycle
@@ -52,6 +58,7 @@ module tpu_host_dma_rd #(
   parameter int unsigned Client0Tags = NumTags - 2, // at most this many of client 0
   parameter int unsigned Client1Tags = 2,           // at most this many of client 1
   parameter int unsigned Timeout     = 65536,       // cycles from MRd to its last completion
+  parameter int unsigned Quarantine  = Timeout,     // cycles a timed-out tag is not reused
   parameter int unsigned IdleGap     = 4,           // cycles without a beat that close a run
   localparam int unsigned NumClients = 2
 ) (
@@ -98,7 +105,8 @@ module tpu_host_dma_rd #(
   localparam int unsigned NbW       = $clog2(SlotBeats + 1);        // beat counts 0..SlotBeats
   localparam int unsigned TagW      = $clog2(NumTags);              // tag bits used
   localparam int unsigned MemAw     = TagW + SbW;                   // buffer row address
-  localparam int unsigned TimerW    = $clog2(Timeout + NumTags) + 1;  // cycle stamps
+  localparam int unsigned TimerW    = $clog2(((Timeout > Quarantine) ? Timeout : Quarantine) +
+                                         NumTags) + 1;                // cycle stamps
   localparam int unsigned CntW      = $clog2(NumTags + 1);          // tags of one client
   localparam int unsigned GapW      = $clog2(IdleGap + 1);          // idle counter
   localparam int unsigned OrderW    = (TagW > 1) ? TagW : 1;        // order FIFO entry
@@ -112,6 +120,7 @@ module tpu_host_dma_rd #(
   logic [NumTags-1:0] client_d, client_q;  // whose request
   logic [NumTags-1:0] err_d, err_q;        // the request failed: its beats return with error
   logic [NumTags-1:0] term_d, term_q;      // ... and no further completion will come for it
+  logic [NumTags-1:0] quar_d, quar_q;      // timed out: not issued again before Quarantine
   logic [NbW-1:0]     nb_d [NumTags];      // beats requested
   logic [NbW-1:0]     nb_q [NumTags];
   logic [NbW-1:0]     rcvd_d [NumTags];    // beats received (in address order)
@@ -232,7 +241,7 @@ module tpu_host_dma_rd #(
     free_tag = '0;
     any_free = 1'b0;
     for (int t = NumTags - 1; t >= 0; t--) begin
-      if (!busy_q[t]) begin
+      if (!busy_q[t] && !quar_q[t]) begin
         free_tag = TagW'(t);
         any_free = 1'b1;
       end
@@ -323,10 +332,12 @@ module tpu_host_dma_rd #(
   logic [TimerW-1:0] now_q;
   logic [TagW-1:0]   scan_q;
   logic              tmo;
+  logic              quar_end;  // the scanned tag's quarantine is over
 
   assign tmo = waiting[scan_q] && (now_q - stamp_q[scan_q]) >= TimerW'(Timeout) &&
                !(cur_on_q && cur_tag_q == scan_q) &&
                !(cpl_valid_i && cpl_first_i && ctag == scan_q);
+  assign quar_end = quar_q[scan_q] && (now_q - stamp_q[scan_q]) >= TimerW'(Quarantine);
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -481,6 +492,7 @@ module tpu_host_dma_rd #(
       rcvd_d[t]   = rcvd_q[t];
       lo7_d[t]    = lo7_q[t];
       stamp_d[t]  = stamp_q[t];
+      quar_d[t]   = quar_q[t] && !(quar_end && scan_q == TagW'(t));
       if (issue && free_tag == TagW'(t)) begin
         busy_d[t]   = 1'b1;
         orphan_d[t] = flush_i[sel];
@@ -497,6 +509,12 @@ module tpu_host_dma_rd #(
         if ((cpl_fail && beat_tag == TagW'(t)) || (tmo && scan_q == TagW'(t))) begin
           err_d[t]  = 1'b1;
           term_d[t] = 1'b1;
+        end
+        // A timeout starts the tag's quarantine (the stamp, no longer needed for the
+        // timeout, now times the quarantine).
+        if (tmo && scan_q == TagW'(t)) begin
+          quar_d[t]  = 1'b1;
+          stamp_d[t] = now_q;
         end
         if (cpl_poison && beat_tag == TagW'(t)) err_d[t] = 1'b1;
         // Freed when its last beat is read out, unless completions are still expected (a
@@ -524,6 +542,7 @@ module tpu_host_dma_rd #(
         rcvd_q[t]   <= '0;
         lo7_q[t]    <= '0;
         stamp_q[t]  <= '0;
+        quar_q[t]   <= 1'b0;
       end else begin
         busy_q[t]   <= busy_d[t];
         orphan_q[t] <= orphan_d[t];
@@ -534,6 +553,7 @@ module tpu_host_dma_rd #(
         rcvd_q[t]   <= rcvd_d[t];
         lo7_q[t]    <= lo7_d[t];
         stamp_q[t]  <= stamp_d[t];
+        quar_q[t]   <= quar_d[t];
       end
     end
   end
@@ -580,7 +600,7 @@ module tpu_host_dma_rd #(
               clk_i, rst_ni)
   // (Array selects computed outside the assertions: Verilator 5.006 fails on them inside.)
   logic chk_free, chk_in_slot, chk_has_data, chk_fits;
-  assign chk_free     = !busy_q[free_tag];
+  assign chk_free     = !busy_q[free_tag] && !quar_q[free_tag];
   assign chk_in_slot  = rcvd_q[beat_tag] < nb_q[beat_tag];
   assign chk_has_data = ob_q[rsel] < rcvd_q[rd_tag] || err_q[rd_tag];
   assign chk_fits     = pend_nb_q[sel] != '0 && pend_nb_q[sel] <= NbW'(SlotBeats);

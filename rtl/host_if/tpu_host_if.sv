@@ -11,8 +11,9 @@
 // and drives the core's control, instruction and host-memory ports (docs/controller.md
 // section 5).
 //
-// Soft reset (CONTROL.soft_reset): core_soft_reset_o pulses for one cycle (tpu_top resets
-// the core with it); the read engine drops both clients' requests and beats (outstanding
+// Soft reset (CONTROL.soft_reset): core_soft_reset_o pulses for one cycle and core_rst_no,
+// the core's reset, is low in that cycle (a flip-flop of the register file: tpu_top drives
+// the core's asynchronous reset with it and nothing else); the read engine drops both clients' requests and beats (outstanding
 // requests become orphans whose completions are thrown away), the write engine drops what no
 // TLP header has left with, the beat adapter drops what it holds, the ring goes back to slot 0
 // and stops. The register file keeps
@@ -47,6 +48,8 @@ module tpu_host_if #(
   output logic             tx_eop_o,          // last beat of a TLP
   // Core control and instructions.
   output logic             core_soft_reset_o, // pulse: reset the core
+  output logic             core_rst_no,       // the core's reset (a flop: low with rst_ni
+                                              // and during core_soft_reset_o)
   output logic             core_start_o,      // pulse: tpu_core start_i
   output logic             instr_valid_o,     // an instruction is offered
   input  logic             instr_ready_i,     // ... and taken this cycle
@@ -246,6 +249,7 @@ module tpu_host_if #(
     .ring_head_i        (ring_head),
     .dma_busy_i         (dma_busy_o),
     .soft_reset_o       (soft_reset),
+    .core_rst_no        (core_rst_no),
     .irq_enable_o       (irq_enable),
     .irq_mask_o         (irq_mask),
     .msi_addr_o         (msi_addr),

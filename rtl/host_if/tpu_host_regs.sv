@@ -10,6 +10,9 @@
 // clears RING_TAIL, IRQ_STATUS and a latched ring fetch error here and pulses soft_reset_o
 // (the core and the rest of the host interface reset on it); core events during the pulse
 // are dropped. The configuration (irq_enable, IRQ_MASK, MSI, ring base and size) stays.
+// core_rst_no is the core's reset for it: a flip-flop (asserted asynchronously by rst_ni,
+// released at a clock edge) that is low in exactly the cycle soft_reset_o pulses, so no logic
+// drives the core's asynchronous reset.
 // Latency: a request is taken at a clock edge where req_valid_i && req_ready_o. A write takes
 // effect at that edge: the new value is on the outputs in the next cycle, together with the
 // one-cycle pulses soft_reset_o / doorbell_o. A read samples the register at that edge; its
@@ -59,6 +62,7 @@ module tpu_host_regs #(
   input  logic              dma_busy_i,          // the DMA engine has requests in flight
   // Configuration and commands.
   output logic              soft_reset_o,        // pulse: CONTROL.soft_reset was written with 1
+  output logic              core_rst_no,         // the core's reset: low with rst_ni or the pulse
   output logic              irq_enable_o,        // CONTROL.irq_enable
   output logic [1:0]        irq_mask_o,          // IRQ_MASK: [0] done, [1] error
   output logic [63:0]       msi_addr_o,          // MSI_ADDR_HI:MSI_ADDR_LO (bits 1:0 zero)
@@ -199,6 +203,7 @@ module tpu_host_regs #(
   // Interrupt status, ring fetch error, MSI requests
   // ---------------------------------------------------------------------------------------
   logic       soft_reset_q;     // the soft reset pulse; the core resets at the end of it
+  logic       core_rst_nq;      // !soft_reset_q, and low while rst_ni is
   logic       fetch_err_d, fetch_err_q;
   logic       fetch_err_new;    // a ring fetch error that wins (no error so far)
   logic       core_events_on;   // the core's irq_i events set IRQ_STATUS bits
@@ -354,6 +359,7 @@ module tpu_host_regs #(
                          tpu_regs_pkg::IrqStatusReset[tpu_regs_pkg::IrqStatusDoneLsb]};
       fetch_err_q    <= 1'b0;
       soft_reset_q   <= 1'b0;
+      core_rst_nq    <= 1'b0;
       doorbell_q     <= 1'b0;
       msi_request_q  <= 1'b0;
       rsp_valid_q    <= 1'b0;
@@ -371,6 +377,7 @@ module tpu_host_regs #(
       irq_status_q   <= irq_status_d;
       fetch_err_q    <= fetch_err_d;
       soft_reset_q   <= soft_reset;
+      core_rst_nq    <= !soft_reset;
       doorbell_q     <= doorbell;
       msi_request_q  <= msi_request_d;
       rsp_valid_q    <= rsp_valid_d;
@@ -387,6 +394,7 @@ module tpu_host_regs #(
   assign rsp_valid_o   = rsp_valid_q;
   assign rsp_rdata_o   = rsp_rdata_q;
   assign soft_reset_o  = soft_reset_q;
+  assign core_rst_no   = core_rst_nq;
   assign irq_enable_o  = irq_enable_q;
   assign irq_mask_o    = irq_mask_q;
   assign msi_addr_o    = {msi_addr_hi_q, msi_addr_lo_q};

@@ -5,15 +5,20 @@
 //   go out on reg_req_* (address bits 11:0, first DW byte enables, write data) from a register
 //   stage. For each read, the fields its completion echoes (requester ID, tag, lower address,
 //   byte count computed from the byte enables) are queued on rcpl_* in request order.
+// - Every other non-posted request (an MRd of BAR0 longer than one DW, e.g. a 64-bit read of a
+//   register pair, a locked read, I/O and configuration requests, atomics) is answered with an
+//   Unsupported Request completion: its fields (requester ID, tag, the request's byte count and
+//   lower address, rcpl_ur_o set) are queued on rcpl_* in the same order, no register access is
+//   made, and a payload is consumed and thrown away. So every read the host sends completes.
 // - CplD / Cpl are completions of the read engine's requests: each payload beat leaves on
 //   cpl_* (one register stage, never back-pressured) with the header's tag, status, poisoned
 //   bit, byte count, lower address and length; a Cpl without data leaves as one beat with
 //   cpl_has_data_o low.
 // - Everything else is dropped whole (consumed up to its last beat) and counted in
-//   drop_count_o: other TLP types (messages, I/O, configuration, atomics), BAR0 accesses longer
-//   than one DW, poisoned BAR0 writes, TLPs whose beats contradict their header (an MRd or Cpl
-//   with a payload beat, an MWr or CplD without one, a beat after the expected last one), and
-//   beats that arrive without a start of packet.
+//   drop_count_o: posted TLPs the device does not take (messages, BAR0 writes longer than one
+//   DW, poisoned BAR0 writes), TLPs whose beats contradict their header (an MRd or Cpl with a
+//   payload beat, an MWr, CplD or non-posted write without one, a beat after the expected last
+//   one), and beats that arrive without a start of packet.
 // Latency: a register request is offered in the cycle after its last beat was taken; a
 // completion beat one cycle after it was taken. rx_ready_o is low only while a register
 // request waits for reg_req_ready_i (or, for a read, while the completion queue is full), so
@@ -41,8 +46,10 @@ module tpu_host_rx #(
   input  logic         rcpl_ready_i,       // ... and taken this cycle
   output logic [15:0]  rcpl_requester_o,   // requester ID of the MRd
   output logic [7:0]   rcpl_tag_o,         // tag of the MRd
-  output logic [6:0]   rcpl_lower_addr_o,  // lower address: first enabled byte
-  output logic [2:0]   rcpl_byte_count_o,  // enabled byte span, 1..4
+  output logic [6:0]   rcpl_lower_addr_o,  // lower address: first enabled byte (UR of a
+                                           // request other than an MRd: 0)
+  output logic [11:0]  rcpl_byte_count_o,  // enabled byte span (0 = 4096)
+  output logic         rcpl_ur_o,          // answer with an Unsupported Request Cpl
   // Completion beats for the DMA read engine (always taken).
   output logic         cpl_valid_o,        // a completion beat
   output logic         cpl_first_o,        // ... its TLP's first beat
@@ -59,7 +66,8 @@ module tpu_host_rx #(
   output logic [15:0]  drop_count_o        // TLPs dropped (saturates)
 );
 
-  localparam int unsigned InfoW = 16 + 8 + 7 + 3;  // requester, tag, lower address, byte count
+  // requester, tag, lower address, byte count, unsupported
+  localparam int unsigned InfoW = 16 + 8 + 7 + 12 + 1;
 
   typedef enum logic [1:0] {
     StHdr    = 2'd0,  // expecting the first beat of a TLP
@@ -77,6 +85,7 @@ module tpu_host_rx #(
   logic [9:0]  len;
   logic        ep, is_mem, is_cpl, four_dw, with_data;
   logic        bar_read, bar_write, cpl_nodata, cpl_data;
+  logic        is_mrd, np_req, np_ur;
   logic [31:0] mem_addr_lo;   // address bits 31:0 of an MRd / MWr
   logic [3:0]  first_be;
 
@@ -102,9 +111,26 @@ module tpu_host_rx #(
   assign cpl_nodata = is_cpl && !with_data && rx_eop_i;
   assign cpl_data   = is_cpl && with_data && !rx_eop_i;
 
+  // Non-posted requests (fmt without a TLP prefix): MRd, MRdLk (type 00001), I/O (00010),
+  // configuration type 0 / 1 (0010x), atomics (01100 .. 01110, with data). Those not taken
+  // above are answered UR if their beats fit their header (a payload beat iff with data).
+  assign is_mrd = is_mem && !with_data;
+  assign np_req = !fmt[2] && (is_mrd || (typ == 5'b00001 && !with_data) || typ == 5'b00010 ||
+                              typ[4:1] == 4'b0010 ||
+                              (with_data && (typ == 5'b01100 || typ == 5'b01101 ||
+                                             typ == 5'b01110)));
+  assign np_ur  = np_req && !bar_read && (with_data ? !rx_eop_i : rx_eop_i) &&
+                  !(is_mrd && len == 10'd1);
+
   // Completion fields of a single-DW read (PCIe byte count and lower address rules).
   logic [1:0] first_byte;
   logic [2:0] byte_count;
+  // ... and of an unsupported one: an MRd's enabled byte span over its whole length (from its
+  // first enabled byte to the last enabled byte of its last DW), 4 for the other requests.
+  logic [3:0]  last_be;
+  logic [1:0]  last_missing;    // disabled bytes at the top of the last DW
+  logic [11:0] ur_byte_count;
+  logic [6:0]  ur_lower_addr;
 
   always_comb begin
     first_byte = 2'd0;
@@ -133,7 +159,31 @@ module tpu_host_rx #(
   logic [$clog2(InfoDepth + 1)-1:0] info_count;
   logic             info_empty;
 
-  assign info_in = {dw1[31:16], dw1[15:8], mem_addr_lo[6:2], first_byte, byte_count};
+  assign last_be = dw1[7:4];
+
+  always_comb begin
+    last_missing = 2'd0;
+    unique casez (last_be)
+      4'b1???: last_missing = 2'd0;
+      4'b01??: last_missing = 2'd1;
+      4'b001?: last_missing = 2'd2;
+      default: last_missing = 2'd3;
+    endcase
+  end
+
+  always_comb begin
+    ur_byte_count = 12'd4;
+    ur_lower_addr = '0;
+    if (is_mrd || typ == 5'b00001) begin
+      ur_lower_addr = {mem_addr_lo[6:2], first_byte};
+      ur_byte_count = (len == 10'd1) ? 12'(byte_count) :
+                      {len, 2'b00} - 12'(first_byte) - 12'(last_missing);
+    end
+  end
+
+  assign info_in = np_ur ? {dw1[31:16], dw1[15:8], ur_lower_addr, ur_byte_count, 1'b1} :
+                           {dw1[31:16], dw1[15:8], mem_addr_lo[6:2], first_byte,
+                            12'(byte_count), 1'b0};
 
   tpu_fifo #(
     .Width(InfoW),
@@ -152,7 +202,8 @@ module tpu_host_rx #(
     .empty_o     (info_empty)
   );
 
-  assign {rcpl_requester_o, rcpl_tag_o, rcpl_lower_addr_o, rcpl_byte_count_o} = info_out;
+  assign {rcpl_requester_o, rcpl_tag_o, rcpl_lower_addr_o, rcpl_byte_count_o, rcpl_ur_o} =
+      info_out;
 
   // ---------------------------------------------------------------------------------------
   // Beat handling
@@ -185,7 +236,8 @@ module tpu_host_rx #(
   always_comb begin
     rx_ready_o = 1'b1;
     unique case (state_q)
-      StHdr:    rx_ready_o = !(rx_sop_i && bar_read) || (req_free && info_ready);
+      StHdr:    rx_ready_o = (!(rx_sop_i && bar_read) || (req_free && info_ready)) &&
+                             (!(rx_sop_i && np_ur) || info_ready);
       StWrData: rx_ready_o = req_free;
       default:  rx_ready_o = 1'b1;
     endcase
@@ -243,6 +295,9 @@ module tpu_host_rx #(
             state_d   = StWrData;
           end else if (cpl_data) begin
             state_d = StCpl;
+          end else if (np_ur) begin
+            info_push = 1'b1;
+            state_d   = rx_eop_i ? StHdr : StDrop;  // a payload is thrown away, not counted
           end else if (cpl_nodata) begin
             cpl_valid_d    = 1'b1;
             cpl_first_d    = 1'b1;
@@ -364,6 +419,6 @@ module tpu_host_rx #(
   // ---------------------------------------------------------------------------------------
   `TPU_ASSERT_INIT(InfoDepthAtLeastTwo, InfoDepth >= 2)
   `TPU_ASSERT(InfoPushedWithRoom, !info_push || info_ready, clk_i, rst_ni)
-  `TPU_ASSERT(OneRequestAtATime, !(info_push && req_valid_q), clk_i, rst_ni)
+  `TPU_ASSERT(OneRequestAtATime, !(info_push && !np_ur && req_valid_q), clk_i, rst_ni)
 
 endmodule

@@ -3,6 +3,8 @@
 // sends, one TLP at a time and never interleaving the beats of two TLPs,
 // - CplD for BAR0 register reads (rcpl_*: the read data with the fields the receive side kept:
 //   requester ID, tag, lower address, byte count; completer ID DeviceId, status SC, length 1),
+//   and, for a non-posted request the device does not take (rcpl_ur_i), a Cpl without data
+//   with status UR and the request's byte count and lower address,
 // - MSI: a 1-DW MWr of msi_data_i (upper half 0) to msi_addr_i, for each msi_request_i pulse
 //   (up to three pending), sent only while wr_empty_i says the write engine holds nothing, so
 //   the MSI follows every write TLP the device formed before it,
@@ -30,7 +32,8 @@ module tpu_host_tx #(
   input  logic [15:0]  rcpl_requester_i,    // requester ID of the MRd
   input  logic [7:0]   rcpl_tag_i,          // its tag
   input  logic [6:0]   rcpl_lower_addr_i,   // lower address
-  input  logic [2:0]   rcpl_byte_count_i,   // byte count, 1..4
+  input  logic [11:0]  rcpl_byte_count_i,   // byte count (0 = 4096)
+  input  logic         rcpl_ur_i,           // Cpl with status UR, no data
   input  logic [31:0]  rcpl_data_i,         // the register's value
   // Read requests of the read engine.
   input  logic         mrd_valid_i,         // an MRd is offered
@@ -66,6 +69,7 @@ module tpu_host_tx #(
 
   localparam logic [4:0] TypeMem = 5'b00000;
   localparam logic [4:0] TypeCpl = 5'b01010;
+  localparam logic [2:0] StatusUr = 3'b001;
 
   state_e       state_d, state_q;
   logic         out_valid_d, out_valid_q, out_sop_d, out_sop_q, out_eop_d, out_eop_q;
@@ -91,9 +95,14 @@ module tpu_host_tx #(
 
   // DW0 = {fmt, type, 14'b0 (TC, attributes, TD, EP, AT), length}; request DW1 = {requester,
   // tag, last BE, first BE}; address in DW2 (3 DW) or DW2 (bits 63:32) and DW3.
-  assign h_cpl = {32'h0,
+  assign h_cpl = rcpl_ur_i ?
+                 {32'h0,
                   {rcpl_requester_i, rcpl_tag_i, 1'b0, rcpl_lower_addr_i},
-                  {DeviceId, 3'b000, 1'b0, 9'h0, rcpl_byte_count_i},
+                  {DeviceId, StatusUr, 1'b0, rcpl_byte_count_i},
+                  {3'b000, TypeCpl, 14'h0, 10'd0}} :
+                 {32'h0,
+                  {rcpl_requester_i, rcpl_tag_i, 1'b0, rcpl_lower_addr_i},
+                  {DeviceId, 3'b000, 1'b0, rcpl_byte_count_i},
                   {3'b010, TypeCpl, 14'h0, 10'd1}};
   assign h_mrd = mrd_4dw ?
                  {mrd_addr_i[31:2], 2'b00, mrd_addr_i[63:32],
@@ -147,9 +156,9 @@ module tpu_host_tx #(
             out_valid_d  = 1'b1;
             out_data_d   = h_cpl;
             out_sop_d    = 1'b1;
-            out_eop_d    = 1'b0;
+            out_eop_d    = rcpl_ur_i;
             hold_d       = rcpl_data_i;
-            state_d      = StCplData;
+            state_d      = rcpl_ur_i ? StIdle : StCplData;
           end else if (msi_go) begin
             msi_sent_o  = 1'b1;
             out_valid_d = 1'b1;

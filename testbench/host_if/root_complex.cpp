@@ -73,21 +73,48 @@ void RootComplex::WriteReg(uint32_t offset, uint32_t value, uint8_t be) {
   host_queue_.push_back(sc::EncodeTlpBeats(t));
 }
 
-int RootComplex::ReadReg(uint32_t offset, uint8_t be) {
+int RootComplex::NextHostTag() {
   const int tag = next_host_tag_;
   next_host_tag_ = (next_host_tag_ + 1) % 32;
   if (reg_tag_.count(tag)) Violation("host register read tag reused: too many reads pending");
-  const sc::Tlp t =
-      RegRequest(sc::TlpKind::kMemRead, static_cast<uint8_t>(tag), config_.bar0 + offset, be);
-  host_queue_.push_back(sc::EncodeTlpBeats(t));
+  return tag;
+}
+
+int RootComplex::ReadReg(uint32_t offset, uint8_t be) {
+  return Request(RegRequest(sc::TlpKind::kMemRead, 0, config_.bar0 + offset, be));
+}
+
+int RootComplex::Request(sc::Tlp read) {
+  const int tag = NextHostTag();
+  read.tag = static_cast<uint8_t>(tag);
+  host_queue_.push_back(sc::EncodeTlpBeats(read));
+  RegRead r;
+  r.register_read = read.length_dw == 1 && read.address >= config_.bar0 &&
+                    read.address < config_.bar0 + 4096;
+  r.byte_count = sc::RequestByteCount(read);
+  r.lower_address = static_cast<uint8_t>(sc::RequestFirstByte(read) & 0x7f);
   const int handle = static_cast<int>(reg_reads_.size());
-  reg_reads_.push_back({t, std::nullopt});
+  reg_reads_.push_back(r);
+  reg_tag_[tag] = handle;
+  return handle;
+}
+
+int RootComplex::RequestBeats(std::vector<sc::TlpBeat> beats) {
+  const int tag = NextHostTag();
+  beats.at(0).dw[1] = (beats[0].dw[1] & ~0xff00u) | static_cast<uint32_t>(tag) << 8;
+  host_queue_.push_back(beats);
+  const int handle = static_cast<int>(reg_reads_.size());
+  reg_reads_.push_back(RegRead{});
   reg_tag_[tag] = handle;
   return handle;
 }
 
 std::optional<uint32_t> RootComplex::ReadResult(int handle) const {
   return reg_reads_.at(handle).value;
+}
+
+std::optional<sc::CompletionStatus> RootComplex::RequestStatus(int handle) const {
+  return reg_reads_.at(handle).status;
 }
 
 void RootComplex::Inject(const sc::Tlp& t) { host_queue_.push_back(sc::EncodeTlpBeats(t)); }
@@ -195,6 +222,7 @@ void RootComplex::OnDeviceTlp(const sc::Tlp& t) {
       }
       break;
     case sc::TlpKind::kCompletionData:
+    case sc::TlpKind::kCompletion:
       OnCompletion(t);
       break;
     default:
@@ -212,7 +240,10 @@ void RootComplex::OnRead(const sc::Tlp& t) {
   }
   if (t.tag >= config_.num_tags) Violation("tag beyond the device's tags: " + t.Describe());
   if (tag_busy_[t.tag]) Violation("tag reused while completions are owed: " + t.Describe());
-  if (Silent(t.address, bytes)) return;  // never answered
+  if (Silent(t.address, bytes)) {  // never answered
+    unanswered_.push_back(t);
+    return;
+  }
   const uint64_t end = t.address + bytes;
   uint64_t due =
       cycle_ + std::uniform_int_distribution<int>(config_.min_latency, config_.max_latency)(rng_);
@@ -269,17 +300,20 @@ void RootComplex::OnCompletion(const sc::Tlp& t) {
   auto bad = [&](const std::string& why) { Violation(why + ": " + t.Describe()); };
   if (t.completer_id != sc::kDeviceId) bad("completer ID");
   if (t.requester_id != sc::kRootComplexId) bad("completion requester ID");
-  if (t.status != sc::CompletionStatus::kSuccess) bad("register read completion status");
-  if (t.length_dw != 1) bad("register read completion length");
   auto it = reg_tag_.find(t.tag);
   if (it == reg_tag_.end()) {
     bad("completion for no register read");
     return;
   }
   RegRead& r = reg_reads_[it->second];
-  if (t.byte_count != sc::RequestByteCount(r.request)) bad("byte count");
-  if (t.lower_address != (sc::RequestFirstByte(r.request) & 0x7f)) bad("lower address");
-  r.value = PayloadDw(t, 0);
+  const bool ok = t.status == sc::CompletionStatus::kSuccess;
+  if (ok != r.register_read) bad("completion status for its request");
+  if (t.has_data() != ok) bad("data with an error completion, or none with success");
+  if (t.length_dw != (ok ? 1u : 0u)) bad("completion length");
+  if ((t.byte_count & 0xfff) != (r.byte_count & 0xfff)) bad("byte count");
+  if (t.lower_address != r.lower_address) bad("lower address");
+  r.status = t.status;
+  if (ok && t.has_data()) r.value = PayloadDw(t, 0);
   reg_tag_.erase(it);
   ++stats_.reg_cpl;
 }

@@ -71,12 +71,25 @@ class RootComplex {
   // Reads touching [addr, addr + length) are never answered.
   void AddSilentRange(uint64_t addr, uint64_t length) { silent_.push_back({addr, length}); }
   void ClearSilentRanges() { silent_.clear(); }
+  // The device's reads a silent range left unanswered, in arrival order (a test answers them
+  // late with Inject).
+  const std::vector<sc::Tlp>& unanswered() const { return unanswered_; }
   bool Silent(uint64_t addr, uint64_t length) const;
 
   // Host side: BAR0 accesses, sent in order after the completions already due.
   void WriteReg(uint32_t offset, uint32_t value, uint8_t be = 0xf);
   int ReadReg(uint32_t offset, uint8_t be = 0xf);           // returns a handle
   std::optional<uint32_t> ReadResult(int handle) const;     // the value once completed
+  // Any MRd (its tag replaced by a host tag), like ReadReg: a 1-DW read of BAR0 must complete
+  // with its data, any other with a Cpl whose byte count and lower address are the request's
+  // (sc::MakeErrorCompletion's); the completion's status is kept.
+  int Request(sc::Tlp read);
+  // A non-posted request sc::Tlp cannot hold (locked read, I/O, configuration, atomics) as
+  // raw beats, its tag (DW1 bits 15:8) replaced by a host tag: it must complete without data,
+  // byte count 4, lower address 0 (for an MRdLk: one full DW at a 128-byte aligned address).
+  int RequestBeats(std::vector<sc::TlpBeat> beats);
+  // The status of a request's completion, once it came.
+  std::optional<sc::CompletionStatus> RequestStatus(int handle) const;
   void Inject(const sc::Tlp& t);                            // any TLP, queued like a host access
   void InjectBeats(const std::vector<sc::TlpBeat>& beats);  // raw beats (malformed, other TLPs)
 
@@ -131,6 +144,7 @@ class RootComplex {
   uint64_t cycle_ = 0, seq_ = 0;
   std::optional<uint64_t> msi_addr_;
   std::vector<Range> silent_;
+  std::vector<sc::Tlp> unanswered_;
 
   std::deque<std::vector<sc::TlpBeat>> host_queue_;  // register accesses, injections
   std::map<int, std::deque<Pending>> cpl_queue_;     // per device tag, in address order
@@ -142,9 +156,13 @@ class RootComplex {
 
   std::vector<sc::TlpBeat> tx_beats_;  // TLP being received from the device
   struct RegRead {
-    sc::Tlp request;  // the 1-DW MRd sent
+    bool register_read = false;  // a 1-DW MRd of BAR0: completes with its data if successful
+    uint32_t byte_count = 4;     // what its completion must carry
+    uint8_t lower_address = 0;
     std::optional<uint32_t> value;
+    std::optional<sc::CompletionStatus> status;
   };
+  int NextHostTag();
   std::vector<RegRead> reg_reads_;
   std::map<int, int> reg_tag_;  // host tag -> handle
   int next_host_tag_ = 0;

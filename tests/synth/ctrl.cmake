@@ -57,11 +57,11 @@ tpu_add_synth_test(ctrl_perf TOP tpu_ctrl_perf
 # The whole core at N=4 with small memories, stopped before memory mapping: it elaborates with
 # no latch, and every storage array stays a memory (UB banks 2, accumulator regions 2, weight
 # FIFO 1, parameter memory 1, unit queues 4, matrix side and completion FIFOs 2, tpu_act's LUT 1
-# and pooling line buffers 15): 28 $mem_v2.
+# and pooling line buffers 15): 28 $mem_v2. Its blocks' resets are flip-flops.
 tpu_add_synth_test(core_n4 TOP tpu_core SOURCES ${TPU_RTL_PKG} ${TPU_RTL_ISA_PKG} ${TPU_RTL_CORE}
   PARAMS N=4 UbRows=64 AccRows=32 DramBytes=4096 ParamSets=2 DramWidth=32
   FLOW "synth -top tpu_core -flatten -run begin:fine"
-  CHECKS "select -assert-count 28 t:$mem_v2")
+  CHECKS "select -assert-count 28 t:$mem_v2" "${TPU_SYNTH_RESETS_FROM_FLOPS}")
 
 # Parameter checks fail synthesis too (TPU_ASSERT_INIT is a generate-time $error under
 # SYNTHESIS): the core at N=4 asked for one tile more weight DRAM than ISA version 2 addresses

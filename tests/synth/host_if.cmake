@@ -1,14 +1,14 @@
 # BAR0 register file at N=8 (its parameters only set the capability registers): elaborates,
 # no latch; its state is flip-flops only (no memory: the PERF HI latches are ten registers).
-# 533 flops: MSI address 30+32, MSI data 16, ring base 28+32, ring size 17, ring tail 16,
-# irq_enable 1, IRQ_MASK 2, IRQ_STATUS 2, ring fetch error 1, three pulses, read response
-# 1+32, PERF HI latches 10x32.
+# 534 flops: MSI address 30+32, MSI data 16, ring base 28+32, ring size 17, ring tail 16,
+# irq_enable 1, IRQ_MASK 2, IRQ_STATUS 2, ring fetch error 1, three pulses, the core's reset 1,
+# read response 1+32, PERF HI latches 10x32.
 tpu_add_synth_test(host_regs_n8 TOP tpu_host_regs
   SOURCES ${TPU_RTL_PKG} ${TPU_RTL_ISA_PKG} ${TPU_RTL_REGS_PKG}
           ${TPU_RTL_DIR}/host_if/tpu_host_regs.sv
   PARAMS N=8 UbRows=256 AccRows=64 DramBytes=65536 ParamSets=8
   CHECKS "select -assert-none t:$mem_v2 t:$mem"
-         "select -assert-count 533 t:$_DFF_* t:$_DFFE_*")
+         "select -assert-count 534 t:$_DFF_* t:$_DFFE_*")
 
 # TLP and DMA blocks of the host interface at their defaults (N = 16: MPS 256, MRRS 512, 16
 # tags). Each is stopped before memory mapping to count its memories, then mapped to gates
@@ -26,9 +26,9 @@ tpu_add_synth_test(host_rx TOP tpu_host_rx
          "select -assert-max 280 t:$_*DFF*")
 
 # Read engine: the completion buffer (16 tags x 512 bytes = 512 rows of 128 bits) and the
-# per-client order and output FIFOs are memories (5); 1052 flops, mostly the 16 tags' state
-# (beats requested and received, address bits 6:0, an 18-bit issue stamp, flags) and the two
-# clients' open and waiting runs (64-bit addresses).
+# per-client order and output FIFOs are memories (5); 1068 flops, mostly the 16 tags' state
+# (beats requested and received, address bits 6:0, an 18-bit issue or quarantine stamp,
+# flags) and the two clients' open and waiting runs (64-bit addresses).
 tpu_add_synth_test(host_dma_rd TOP tpu_host_dma_rd
   SOURCES ${TPU_HOST_IF_SYNTH_COMMON} ${TPU_RTL_DIR}/host_if/tpu_host_dma_rd.sv
   FLOW "synth -top tpu_host_dma_rd -flatten -run begin:fine"
@@ -94,7 +94,7 @@ tpu_add_synth_test(host_dma TOP tpu_host_dma
   CHECKS "select -assert-count 8 t:$mem_v2")
 
 # The whole host interface at N = 16 with the register file: 8 memories (receive 1, read
-# engine 5, write engine 2); 2215 flops, of which the register file holds 533.
+# engine 5, write engine 2); 2232 flops, of which the register file holds 534.
 tpu_add_synth_test(host_if_n16 TOP tpu_host_if
   SOURCES ${TPU_HOST_IF_SYNTH_COMMON} ${TPU_RTL_ISA_PKG} ${TPU_RTL_REGS_PKG}
           ${TPU_RTL_HOST_IF}
@@ -112,10 +112,11 @@ tpu_add_synth_test(host_if_n8 TOP tpu_host_if
 
 # The device (tpu_top = host interface + core) at N = 16 with small memories, stopped before
 # memory mapping: it elaborates with no latch and every storage array stays a memory (the
-# core's 28, see synth.core_n4, and the host interface's 8). About 75 s.
+# core's 28, see synth.core_n4, and the host interface's 8), and no logic drives a reset (the
+# core's and its blocks' are flip-flops). About 75 s.
 tpu_add_synth_test(top_n16 TOP tpu_top
   SOURCES ${TPU_RTL_PKG} ${TPU_RTL_ISA_PKG} ${TPU_RTL_REGS_PKG} ${TPU_RTL_CORE}
           ${TPU_RTL_HOST_IF} ${TPU_RTL_DIR}/tpu_top.sv
   PARAMS UbRows=256 AccRows=64 DramBytes=65536 ParamSets=2
   FLOW "synth -top tpu_top -flatten -run begin:fine"
-  CHECKS "select -assert-count 36 t:$mem_v2")
+  CHECKS "select -assert-count 36 t:$mem_v2" "${TPU_SYNTH_RESETS_FROM_FLOPS}")

@@ -314,6 +314,41 @@ TEST_P(HostDma, Timeouts) {
   EXPECT_EQ(b->reader(0).beats_error(), errors);
 }
 
+// Tag quarantine: a completion that arrives after its request timed out, while new reads of
+// the same size and lower address are waiting for theirs, is dropped (the timed-out tag is
+// not reused for Quarantine = Timeout cycles), so the new reads get their own data.
+TEST_P(HostDma, LateCompletionAfterATimeoutIsDropped) {
+  auto b = Bench(75 + k(), "host_dma_late_completion");
+  std::mt19937_64 rng(Seed(27 + k()));
+  const uint64_t base = kLow + 0x600000;
+  FillRandom(*b, base, 0x4000, rng);
+  b->rc().AddSilentRange(base, 0x40);
+  b->reader(0).Read(base, 0x40);
+  ASSERT_TRUE(b->Run(20000)) << "the read did not time out";
+  ASSERT_EQ(b->timeouts(), 1u);
+  ASSERT_EQ(b->rc().unanswered().size(), 1u);
+  EXPECT_EQ(b->reader(0).beats_error(), 4u);
+  const sc::Tlp late = b->rc().unanswered()[0];
+  b->rc().ClearSilentRanges();
+  // New reads answered 200 cycles later; the late completion (other bytes) comes first.
+  RcConfig rc = b->rc().config();
+  rc.min_latency = rc.max_latency = 200;
+  b->rc().set_config(rc);
+  for (uint64_t i = 0; i < 8; ++i) b->reader(0).Read(base + 0x1000 + 0x80 * i, 0x40);
+  b->Idle(60);
+  ASSERT_GE(b->rc().reads_outstanding(), 2u) << "the new reads were not sent yet";
+  const sc::CompletionSplit split{64, static_cast<uint32_t>(b->config().max_payload), false};
+  for (const sc::Tlp& c : sc::SplitReadCompletions(late, RandomBytes(0x40, rng),
+                                                   sc::kRootComplexId, split)) {
+    b->rc().Inject(c);
+  }
+  ASSERT_TRUE(b->Run(20000)) << "did not finish after the late completion";
+  ExpectNoViolations(*b);
+  EXPECT_EQ(b->cpl_unexpected(), 1u);
+  EXPECT_EQ(b->reader(0).beats_error(), 4u);
+  EXPECT_EQ(b->timeouts(), 1u);
+}
+
 // A flush (soft reset, ring restart) in the middle of reads: the completions still owed are
 // thrown away (not reported as unexpected) and the next reads get their own data.
 TEST_P(HostDma, FlushDropsOutstandingReads) {
@@ -398,8 +433,9 @@ TEST_P(HostDma, RegisterAccesses) {
   EXPECT_EQ(b->out().rx_drop_count, 0u);
 }
 
-// TLPs the device does not support are dropped whole and counted; a completion for no request
-// is dropped and reported; register accesses keep working.
+// Posted TLPs the device does not support are dropped whole and counted, non-posted ones
+// answered UR; a completion for no request is dropped and reported; register accesses keep
+// working.
 TEST_P(HostDma, DropsWhatItDoesNotSupport) {
   auto b = Bench(111 + k(), "host_dma_drops");
   const uint64_t bar = b->rc().config().bar0;
@@ -410,16 +446,16 @@ TEST_P(HostDma, DropsWhatItDoesNotSupport) {
   msg.sop = msg.eop = true;
   b->rc().InjectBeats({msg});
   const uint8_t two_dws[8] = {1, 0, 0, 0, 2, 0, 0, 0};
-  b->rc().Inject(sc::MakeMemRead(0, 3, bar + 0x40, 8));         // BAR0 read of 2 DW
+  const int two_dw_read = b->rc().Request(sc::MakeMemRead(0, 0, bar + 0x40, 8));
   b->rc().Inject(sc::MakeMemWrite(0, bar + 0x40, two_dws, 8));  // BAR0 write of 2 DW
   const uint8_t five[4] = {5, 0, 0, 0}, six[4] = {6, 0, 0, 0};
   sc::Tlp poisoned = sc::MakeMemWrite(0, bar + 0x44, five, 4);
   poisoned.poisoned = true;
   b->rc().Inject(poisoned);
-  // An I/O write: an MWr's beats with type 00010.
+  // An I/O write (non-posted): an MWr's beats with type 00010.
   std::vector<sc::TlpBeat> io = sc::EncodeTlpBeats(sc::MakeMemWrite(0, bar + 0x48, six, 4));
   io[0].dw[0] = (io[0].dw[0] & ~(0x1Fu << 24)) | 0x02u << 24;
-  b->rc().InjectBeats(io);
+  const int io_write = b->rc().RequestBeats(io);
   sc::TlpBeat stray;  // a beat without sop
   stray.eop = true;
   b->rc().InjectBeats({stray});
@@ -441,12 +477,70 @@ TEST_P(HostDma, DropsWhatItDoesNotSupport) {
   const int h = b->rc().ReadReg(0x50);
   ASSERT_TRUE(b->Run(10000));
   ExpectNoViolations(*b);
-  EXPECT_EQ(b->out().rx_drop_count, 6u);
+  EXPECT_EQ(b->out().rx_drop_count, 4u);  // message, 2-DW write, poisoned write, stray beat
+  EXPECT_EQ(b->rc().RequestStatus(two_dw_read), sc::CompletionStatus::kUnsupportedRequest);
+  EXPECT_EQ(b->rc().RequestStatus(io_write), sc::CompletionStatus::kUnsupportedRequest);
   EXPECT_EQ(b->cpl_unexpected(), 2u);
   EXPECT_EQ(b->reg_writes(), 1u);
   EXPECT_EQ(b->reg_reads(), 1u);
   ASSERT_TRUE(b->rc().ReadResult(h).has_value());
   EXPECT_EQ(*b->rc().ReadResult(h), 0x12345678u);
+}
+
+// Every non-posted request gets a completion, in order with the register reads around it:
+// BAR0 reads longer than one DW (a 64-bit read of a register pair, up to 1024 DWs, 4-DW
+// header, partial byte enables) and the other non-posted requests (locked read, I/O,
+// configuration, atomics) complete UR without touching a register; 1-DW reads their data.
+TEST_P(HostDma, EveryReadCompletes) {
+  auto b = Bench(121 + k(), "host_dma_every_read");
+  const uint64_t bar = b->rc().config().bar0;
+  b->rc().WriteReg(0x40, 0x11111111);
+  b->rc().WriteReg(0x44, 0x22222222);
+  std::vector<int> ur;
+  std::vector<std::pair<int, uint32_t>> good;  // handle, value
+  // MRd of `dws` DWs at BAR0 + offset with the given byte enables.
+  auto mrd = [&](uint32_t offset, uint32_t dws, uint8_t first_be, uint8_t last_be) {
+    sc::Tlp t = sc::MakeMemRead(0, 0, bar + offset, 4 * dws);
+    t.first_be = first_be;
+    t.last_be = last_be;
+    return t;
+  };
+  // Raw beats of a request of type `type` (fmt from with_data), one DW, full byte enables.
+  auto raw = [&](uint32_t type, bool with_data) {
+    const uint8_t dw[4] = {1, 2, 3, 4};
+    std::vector<sc::TlpBeat> beats = sc::EncodeTlpBeats(
+        with_data ? sc::MakeMemWrite(0, bar, dw, 4) : sc::MakeMemRead(0, 0, bar, 4));
+    beats[0].dw[0] = (beats[0].dw[0] & ~(0x1Fu << 24)) | type << 24;
+    return beats;
+  };
+  for (int round = 0; round < 2; ++round) {
+    good.push_back({b->rc().ReadReg(0x40), 0x11111111});
+    ur.push_back(b->rc().Request(mrd(0x40, 2, 0xf, 0xf)));  // a 64-bit read of 0x40 / 0x44
+    good.push_back({b->rc().ReadReg(0x44), 0x22222222});
+    ur.push_back(b->rc().Request(mrd(0x41, 3, 0xe, 0x3)));
+    ur.push_back(b->rc().Request(mrd(0x100, 16, 0xf, 0xf)));
+    ur.push_back(b->rc().Request(mrd(0, 1024, 0xc, 0x1)));
+    ur.push_back(b->rc().Request(sc::MakeMemRead(0, 0, 0x1'0000'0000ull + 0x40, 8)));  // 4 DW
+    ur.push_back(b->rc().RequestBeats(raw(0x01, false)));  // MRdLk
+    ur.push_back(b->rc().RequestBeats(raw(0x02, false)));  // I/O read
+    ur.push_back(b->rc().RequestBeats(raw(0x04, false)));  // configuration read, type 0
+    ur.push_back(b->rc().RequestBeats(raw(0x05, true)));   // configuration write, type 1
+    ur.push_back(b->rc().RequestBeats(raw(0x0c, true)));   // FetchAdd
+    good.push_back({b->rc().ReadReg(0x40, 0x6), 0x11111111});
+    ASSERT_TRUE(b->Run(20000)) << "round " << round;
+  }
+  ExpectNoViolations(*b);
+  for (int h : ur) {
+    ASSERT_TRUE(b->rc().RequestStatus(h).has_value()) << "request " << h << " not completed";
+    EXPECT_EQ(*b->rc().RequestStatus(h), sc::CompletionStatus::kUnsupportedRequest);
+  }
+  for (const auto& [h, want] : good) {
+    ASSERT_TRUE(b->rc().ReadResult(h).has_value()) << "register read " << h;
+    EXPECT_EQ(*b->rc().ReadResult(h), want);
+  }
+  EXPECT_EQ(b->out().rx_drop_count, 0u);
+  EXPECT_EQ(b->reg_reads(), 6u);  // only the 1-DW reads reached the registers
+  EXPECT_EQ(b->reg_writes(), 2u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Configs, HostDma,
