@@ -6,7 +6,9 @@
 # TPU_X_ASSIGN=unique. It runs the test binaries that simulate the RTL: the layer regression
 # (short suite; then two of its layers again with random initial state, TPU_RANDOM_INIT_SEED),
 # the device end to end (registers, errors, soft resets and the reset stress), the driver on
-# the device, and the core's programs (random programs, lowered layers, errors). Every model a
+# the device, and the host interface's own benches (malformed and failing TLPs, the register
+# file, the beat adapter).
+# Every model a
 # test builds writes its counts to a file of its own; they are merged with verilator_coverage,
 # annotated (coverage/annotated/) and summed per RTL file by scripts/coverage_report.py, which
 # refreshes docs/coverage.md. The build and run times are printed.
@@ -15,8 +17,8 @@ cd "$(dirname "$0")/.."
 BUILD=${COVERAGE_BUILD:-build-coverage}
 JOBS=${JOBS:-2}
 OUT=$BUILD/coverage
-TARGETS=(test_layer_regression test_tpu_top test_tpu_top_stress test_device test_core_programs
-         test_core_dense test_core_errors)
+TARGETS=(test_layer_regression test_tpu_top test_tpu_top_stress test_device test_host_dma
+         test_host_regs test_beat_adapter)
 
 start=$(date +%s)
 if [ ! -f "$BUILD/CMakeCache.txt" ]; then
@@ -44,9 +46,9 @@ runs=(
   "tpu_top||$BUILD/tests/rtl/host_if/test_tpu_top"
   "tpu_top_stress||$BUILD/tests/rtl/host_if/test_tpu_top_stress"
   "device||$BUILD/tests/device/test_device"
-  "core_programs||$BUILD/tests/rtl/core/test_core_programs"
-  "core_dense||$BUILD/tests/rtl/core/test_core_dense"
-  "core_errors||$BUILD/tests/rtl/core/test_core_errors"
+  "host_dma||$BUILD/tests/rtl/host_if/test_host_dma"
+  "host_regs||$BUILD/tests/rtl/host_if/test_host_regs"
+  "beat_adapter||$BUILD/tests/rtl/host_if/test_beat_adapter"
 )
 run_one() {
   set -f  # the filters' * are gtest's, not the shell's
