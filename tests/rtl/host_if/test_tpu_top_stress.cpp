@@ -134,6 +134,8 @@ TEST(TpuTopStress, SoftResetDuringMatmul) {
   const uint32_t total = rows / chunk * chunk;
   for (int r = 0; r < ResetsPerPhase(); ++r) {
     b->Submit(EncodeProgram(prog));
+    // PERF still holds the last layer's counts until the program starts (its DMA is the sign).
+    ASSERT_TRUE(StepUntil(*b, [&] { return b->out().dma_busy; }, 5000, "the program to start"));
     for (int poll = 0; b->ReadReg(regs::PerfLo(regs::kPerfRowsMatrix)) == 0; ++poll) {
       ASSERT_LT(poll, 1000) << "MATMUL never started";
       b->Idle(20);
