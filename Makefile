@@ -4,7 +4,7 @@ BUILD   ?= build
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 CTEST_ARGS ?=
 
-.PHONY: all deps configure run example-fashion example-deep example-mnist test test-long lint synth waves bench bench-scale format clean help
+.PHONY: all deps configure run example-fashion example-deep example-mnist test test-long lint synth waves bench bench-scale coverage format clean help
 
 all: configure  ## build everything the tests need
 	cmake --build $(BUILD) -j $(JOBS)
@@ -86,6 +86,11 @@ bench: configure  ## benchmarks (not tests): utilization, throughput, simulation
 
 bench-scale: configure  ## every built device size side by side (DEVICES='ci;n64;v1' adds sizes): build time, speed, utilization
 	cmake --build $(BUILD) -j $(JOBS) --target bench-scale
+
+# COVERAGE_BUILD: the coverage build's folder (its own configuration: TPU_COVERAGE=ON, n16).
+COVERAGE_BUILD ?= build-coverage
+coverage: deps  ## line/toggle coverage of rtl/ over the RTL regression: report, annotated sources, docs/coverage.md
+	COVERAGE_BUILD=$(COVERAGE_BUILD) JOBS=$(JOBS) bash scripts/coverage.sh
 
 format:  ## clang-format every C++ source
 	find host_driver testbench tests bench -name '*.cpp' -o -name '*.h' | xargs clang-format -i

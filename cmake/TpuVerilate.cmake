@@ -8,6 +8,23 @@
 # asynchronous reset synchronously, which is what an assertion should do; the flops themselves
 # are checked without --assert by the lint tests. --x-initial unique: registers without reset
 # start at zero, or random when a harness asks for it (HarnessOptions::random_init_seed).
+# TPU_X_ASSIGN (default fast) is --x-assign: `unique` makes every X the RTL can produce (e.g. a
+# read past the end of an array whose depth is not a power of two) a value drawn at start-up like the
+# registers', so that the X-initialization runs (TPU_RANDOM_INIT_SEED, docs/regression.md) vary
+# those too; the coverage build uses it (make coverage).
+# TPU_COVERAGE (off by default; `make coverage` configures build-coverage with it, docs/coverage.md)
+# adds line and toggle coverage: every harness then writes its counts when it is destroyed
+# (testbench/common/verilated_harness.h).
+option(TPU_COVERAGE "Verilate with line and toggle coverage (make coverage, docs/coverage.md)" OFF)
+set(TPU_VERILATE_COVERAGE_ARGS)
+if(TPU_COVERAGE)
+  set(TPU_VERILATE_COVERAGE_ARGS --coverage-line --coverage-toggle)
+endif()
+set(TPU_X_ASSIGN fast CACHE STRING "Verilator --x-assign: fast, or unique (X-initialization runs)")
+set_property(CACHE TPU_X_ASSIGN PROPERTY STRINGS fast unique)
+if(NOT TPU_X_ASSIGN MATCHES "^(fast|unique)$")
+  message(FATAL_ERROR "TPU_X_ASSIGN=${TPU_X_ASSIGN}: use fast or unique, e.g. -DTPU_X_ASSIGN=unique")
+endif()
 function(tpu_verilate target)
   cmake_parse_arguments(ARG "" "PREFIX;TOP" "SOURCES;PARAMS" ${ARGN})
   set(sources ${ARG_SOURCES})
@@ -20,8 +37,8 @@ function(tpu_verilate target)
     PREFIX ${ARG_PREFIX}
     TOP_MODULE ${ARG_TOP}
     INCLUDE_DIRS ${TPU_RTL_INCLUDE_DIR}
-    VERILATOR_ARGS -Wall -Wno-SYNCASYNCNET --assert -O3 --x-assign fast --x-initial unique
-                   ${gparams}
+    VERILATOR_ARGS -Wall -Wno-SYNCASYNCNET --assert -O3 --x-assign ${TPU_X_ASSIGN}
+                   --x-initial unique ${TPU_VERILATE_COVERAGE_ARGS} ${gparams}
     OPT_FAST -O2
     OPT_SLOW -O1
     SOURCES ${sources})

@@ -19,8 +19,16 @@ struct HarnessOptions {
 
 // Options for a test's harness: traced to $TPU_WAVES_DIR/<name>.fst when the environment
 // variable TPU_TRACE is set to 1, untraced otherwise. Test names become file names, so '/'
-// (from parameterized tests) is replaced.
+// (from parameterized tests) is replaced. TPU_RANDOM_INIT_SEED=S (S > 0) starts the registers
+// without a reset from random values drawn from S (random_init_seed), so that any test can show
+// that its results do not depend on them.
 HarnessOptions TestHarnessOptions(const std::string& test_name);
+
+// Where a harness of a coverage build (TPU_COVERAGE, docs/coverage.md) writes its counts: a new
+// file in $TPU_COVERAGE_DIR (default: coverage/raw in the build tree), named after the process
+// and the harness so that test processes running side by side never share one. The folder is
+// created if missing.
+std::string CoverageFilePath();
 
 }  // namespace tpu::tb
 

@@ -1,4 +1,4 @@
-// Clock, reset and opt-in FST tracing around one Verilated top with ports clk_i and rst_ni.
+// Clock, reset, opt-in FST tracing and (in a coverage build) coverage counts around one Verilated top with ports clk_i and rst_ni.
 //
 // Include this only from sources compiled into the Verilated model's own library: the VM_*
 // defines that say whether FST tracing is compiled in are private to that target.
@@ -6,6 +6,9 @@
 #define TPU_TESTBENCH_COMMON_VERILATED_HARNESS_H_
 
 #include <verilated.h>
+#if VM_COVERAGE
+#include <verilated_cov.h>
+#endif
 #if VM_TRACE_FST
 #include <verilated_fst_c.h>
 #endif
@@ -46,6 +49,11 @@ class VerilatedHarness {
   }
   ~VerilatedHarness() {
     top_->final();
+#if VM_COVERAGE
+    // A coverage build (TPU_COVERAGE): each harness has its own context and so its own counts;
+    // `make coverage` merges the files (docs/coverage.md).
+    ctx_->coveragep()->write(CoverageFilePath().c_str());
+#endif
 #if VM_TRACE_FST
     if (trace_) trace_->close();
 #endif

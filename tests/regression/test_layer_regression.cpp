@@ -275,10 +275,16 @@ namespace {
 class DeviceSystem : public sc_core::sc_module {
  public:
   DeviceSystem(sc_core::sc_module_name name, const devices::DeviceConfig& device)
-      : sc_core::sc_module(name), system(ConfigFor(device), tb::MakeBuiltTopModel(device)) {}
+      : sc_core::sc_module(name),
+        system(ConfigFor(device), tb::MakeBuiltTopModel(device, HarnessOptionsFor(device))) {}
   sys::TpuSystem system;
 
  private:
+  // TPU_TRACE=1 traces the device, TPU_RANDOM_INIT_SEED=S starts its registers without a reset
+  // at random values (the X-initialization runs, regression.xinit.*).
+  static tb::HarnessOptions HarnessOptionsFor(const devices::DeviceConfig& device) {
+    return tb::TestHarnessOptions("regression_" + std::string(device.name));
+  }
   static sys::SystemConfig ConfigFor(const devices::DeviceConfig& device) {
     sys::SystemConfig config;
     config.clock_mhz = device.clock_mhz;
