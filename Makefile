@@ -4,7 +4,7 @@ BUILD   ?= build
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 CTEST_ARGS ?=
 
-.PHONY: all deps configure run example-fashion example-deep example-mnist test test-long lint synth waves bench bench-scale format clean help
+.PHONY: all deps configure run example-fashion example-deep example-mnist test test-long sanitize fuzz lint synth waves bench bench-scale format clean help
 
 all: configure  ## build everything the tests need
 	cmake --build $(BUILD) -j $(JOBS)
@@ -32,6 +32,16 @@ test: all  ## build and run the whole test suite (unit, lint, synth)
 
 test-long: all  ## the nightly suite (label long)
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L long $(CTEST_ARGS)
+
+# The host tests (label host: no Verilated model) built in their own tree with AddressSanitizer
+# and UndefinedBehaviorSanitizer (CMake option TPU_SANITIZE), any finding fatal. Only the devices
+# that are always built are verilated there, uninstrumented, for the `tpu` binary the CLI tests run.
+SANITIZE_BUILD ?= build-sanitize
+sanitize: deps  ## the host tests under ASan + UBSan, in build-sanitize
+	@test -f $(SANITIZE_BUILD)/CMakeCache.txt || cmake -S . -B $(SANITIZE_BUILD) \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTPU_SANITIZE=ON -DTPU_BUILD_DEVICES=
+	cmake --build $(SANITIZE_BUILD) -j $(JOBS) --target host_tests
+	cd $(SANITIZE_BUILD) && ctest --output-on-failure -j $(JOBS) -L host $(CTEST_ARGS)
 
 lint: configure  ## verilator --lint-only -Wall on every RTL module
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L lint
