@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <random>
 #include <string>
 #include <vector>
@@ -193,6 +195,28 @@ TEST(NpyFuzz, HugeShapesAreRefusedBeforeAllocating) {
       Decode<int8_t>(fixtures::Npy("|i1", "(4294967296, 4294967296, 0)", ""), kName);
   EXPECT_EQ(empty.data.size(), 0u);
   EXPECT_EQ(empty.NumElements(), 0);
+}
+
+// Regression (a non-.npy file was read whole before its magic was checked: a 2 GB file took
+// ~4 GB): large files that are not what they claim are refused from their header, within the
+// allocation cap of this test (256 MiB). The files are sparse: no disk space is used.
+TEST(NpyFuzz, LargeFilesAreRefusedFromTheirHeader) {
+  testing::ScratchDir dir;
+  const uint64_t kSize = uint64_t{1} << 30;
+  const std::string zeros = dir / "zeros.bin";
+  std::ofstream(zeros).close();
+  std::filesystem::resize_file(zeros, kSize);
+  try {
+    Read<int8_t>(zeros);
+    ADD_FAILURE() << "a file of zeros was read";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("not a .npy file"), std::string::npos) << e.what();
+  }
+  // A valid header over 1 GiB of data that does not match its shape.
+  const std::string lying = dir.WriteFile("lying.npy", fixtures::Npy("|i1", "(1152921504606846976,)", ""));
+  std::filesystem::resize_file(lying, kSize);
+  EXPECT_THROW(Read<int8_t>(lying), Error);
+  EXPECT_THROW(ReadIntegers(lying), Error);
 }
 
 }  // namespace
