@@ -43,6 +43,16 @@ sanitize: deps  ## the host tests under ASan + UBSan, in build-sanitize
 	cmake --build $(SANITIZE_BUILD) -j $(JOBS) --target host_tests
 	cd $(SANITIZE_BUILD) && ctest --output-on-failure -j $(JOBS) -L host $(CTEST_ARGS)
 
+# libFuzzer on the same readers (tests/fuzz), FUZZ_SECONDS each, in a clang build of its own.
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
+fuzz: deps  ## libFuzzer on the .npy reader, network parser and ISA decoder/assembler (clang), FUZZ_SECONDS each
+	@command -v clang++ >/dev/null || { echo "make fuzz needs clang: apt-get install clang"; exit 2; }
+	@test -f $(FUZZ_BUILD)/CMakeCache.txt || CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTPU_LIBFUZZER=ON -DTPU_BUILD_DEVICES=
+	cmake -B $(FUZZ_BUILD) -DTPU_FUZZ_SECONDS=$(FUZZ_SECONDS)
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz
+
 lint: configure  ## verilator --lint-only -Wall on every RTL module
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L lint
 

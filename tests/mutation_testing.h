@@ -100,6 +100,17 @@ class Mutator {
     return kSplices;
   }
 
+  // Calls `f(mutant, what)` `count` times, mutating the seeds in turn; `what` names the case and
+  // its edits, e.g. "mutant 12 (flip byte 40 bit 3, cut at 97)".
+  template <typename F>
+  void ForEachMutant(const std::vector<std::string>& seeds, int count, const F& f) {
+    for (int n = 0; n < count; ++n) {
+      std::string edits;
+      const std::string mutant = Mutate(seeds[static_cast<size_t>(n) % seeds.size()], &edits);
+      f(mutant, "mutant " + std::to_string(n) + " (" + edits + ")");
+    }
+  }
+
   int Uniform(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
   std::mt19937_64& rng() { return rng_; }
 

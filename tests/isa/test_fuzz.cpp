@@ -136,13 +136,10 @@ TEST(IsaFuzz, MutatedAssembly) {
   Mutator mutator(44);
   int accepted = 0;
   const int kCases = 4000;
-  for (int n = 0; n < kCases; ++n) {
-    std::string edits;
-    const std::string m = mutator.Mutate(seeds[size_t(n) % seeds.size()], &edits);
-    const std::string what = "mutant " + std::to_string(n) + " (" + edits + ")";
+  mutator.ForEachMutant(seeds, kCases, [&](const std::string& m, const std::string& what) {
     accepted += Assembles(m, unchecked, what + " unchecked");
     Assembles(m, checked, what);
-  }
+  });
   std::cout << kCases << " mutated programs, " << accepted << " assemble unchecked\n";
 }
 

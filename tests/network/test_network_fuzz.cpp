@@ -76,11 +76,9 @@ TEST_F(NetworkFuzz, RandomByteMutations) {
   Mutator mutator(1126);
   int accepted = 0;
   const int kCases = 3000;
-  for (int n = 0; n < kCases; ++n) {
-    std::string edits;
-    const std::string m = mutator.Mutate(valid_, &edits);
-    accepted += Parses(m, dir_, "mutant " + std::to_string(n) + " (" + edits + ")");
-  }
+  mutator.ForEachMutant({valid_}, kCases, [&](const std::string& m, const std::string& what) {
+    accepted += Parses(m, dir_, what);
+  });
   std::cout << kCases << " byte mutations, " << accepted << " accepted\n";
 }
 

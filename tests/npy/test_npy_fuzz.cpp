@@ -91,11 +91,9 @@ TEST(NpyFuzz, RandomMutations) {
   Mutator mutator(20261126);
   int accepted = 0;
   const int kCases = 6000;
-  for (int n = 0; n < kCases; ++n) {
-    std::string edits;
-    const std::string m = mutator.Mutate(seeds[size_t(n) % seeds.size()], &edits);
-    accepted += DecodeEveryWay(m, "mutant " + std::to_string(n) + " (" + edits + ")") > 0;
-  }
+  mutator.ForEachMutant(seeds, kCases, [&](const std::string& m, const std::string& what) {
+    accepted += DecodeEveryWay(m, what) > 0;
+  });
   std::cout << kCases << " random mutations, " << accepted << " accepted\n";
 }
 
@@ -171,17 +169,13 @@ TEST(NpyFuzz, MutatedFilesOnDisk) {
   testing::ScratchDir dir;
   const std::vector<std::string> seeds = Seeds();
   Mutator mutator(99);
-  const int kCases = 1000;
-  for (int n = 0; n < kCases; ++n) {
-    std::string edits;
-    const std::string path = dir.WriteFile(
-        "m.npy", mutator.Mutate(seeds[size_t(n) % seeds.size()], &edits));
-    const std::string what = "file mutant " + std::to_string(n) + " (" + edits + ")";
+  mutator.ForEachMutant(seeds, 1000, [&](const std::string& m, const std::string& what) {
+    const std::string path = dir.WriteFile("m.npy", m);
     AcceptedOrRejected<Error>(what, [&] { Read<int8_t>(path); }, path);
     AcceptedOrRejected<Error>(what, [&] { Read<int32_t>(path); }, path);
     AcceptedOrRejected<Error>(what, [&] { ReadReal(path); }, path);
     AcceptedOrRejected<Error>(what, [&] { ReadIntegers(path); }, path);
-  }
+  });
 }
 
 // Regression: shapes whose element count overflows int64 once a zero dimension is ignored, and
