@@ -211,6 +211,20 @@ TEST(NpyFuzz, LargeFilesAreRefusedFromTheirHeader) {
   std::filesystem::resize_file(lying, kSize);
   EXPECT_THROW(Read<int8_t>(lying), Error);
   EXPECT_THROW(ReadIntegers(lying), Error);
+  // A format 2.0 header length of almost 4 GiB over 1 GiB: it was read into memory whole.
+  const std::string long_header = dir.WriteFile(
+      "long_header.npy", std::string("\x93NUMPY\x02\x00\x00\xff\xff\xff", 12) + "{");
+  std::filesystem::resize_file(long_header, kSize);
+  try {
+    ReadHeader(long_header);
+    ADD_FAILURE() << "a 4 GiB header was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("the header length says 4294967040 bytes, above the "
+                                         "1048576"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(Read<int8_t>(long_header), Error);
 }
 
 }  // namespace
