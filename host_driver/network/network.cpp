@@ -33,17 +33,6 @@ std::string Join(const std::vector<std::string>& items) {
   return text;
 }
 
-// A shape array as given, for messages: its integers, anything else as -1.
-std::vector<int64_t> JsonShape(const json& shape) {
-  std::vector<int64_t> dims;
-  for (const json& d : shape) {
-    dims.push_back(d.is_number_unsigned() && d.get<uint64_t>() > uint64_t(INT64_MAX)
-                       ? INT64_MAX
-                       : d.is_number_integer() ? d.get<int64_t>() : -1);
-  }
-  return dims;
-}
-
 const char* JsonTypeName(const json& value) {
   if (value.is_null()) return "null";
   if (value.is_boolean()) return "a boolean";
@@ -791,22 +780,22 @@ Network ParseNetwork(const std::string& json_text, const std::string& base_dir,
   if (!shape.is_array() || (shape.size() != 2 && shape.size() != 4)) {
     fi.Fail("shape", "expected [B, H, W, C] (NHWC, for conv2d and pool) or [M, K] (for dense)");
   }
-  int64_t elements = 1;
+  uint64_t elements = 1;
   for (size_t i = 0; i < shape.size(); ++i) {
+    const json& d = shape[i];
     // Only numbers are printed back: dumping a deeply nested value would recurse without bound.
-    const bool integer = shape[i].is_number_integer();
-    if (!integer || (shape[i].is_number_unsigned() ? shape[i].get<uint64_t>() < 1
-                                                  : shape[i].get<int64_t>() < 1)) {
+    if (!d.is_number_integer() || (!d.is_number_unsigned() && d.get<int64_t>() < 1) ||
+        d.get<uint64_t>() < 1) {
       fi.Fail("shape", "dimension " + std::to_string(i) + ": expected an integer >= 1, got " +
-                           (shape[i].is_number() ? shape[i].dump() : JsonTypeName(shape[i])));
+                           (d.is_number() ? d.dump() : JsonTypeName(d)));
     }
-    const uint64_t dim = shape[i].get<uint64_t>();
-    if (dim > kMaxInputElements / uint64_t(elements)) {
-      fi.Fail("shape", Shape(JsonShape(shape)) + " has more than " +
-                           std::to_string(kMaxInputElements) +
-                           " elements (4 GiB of int8), more than a host run can hold");
+    const uint64_t dim = d.get<uint64_t>();
+    if (dim > kMaxInputElements / elements) {
+      fi.Fail("shape", "dimension " + std::to_string(i) + " (" + std::to_string(dim) +
+                           "): more than " + std::to_string(kMaxInputElements) +
+                           " elements in all (4 GiB of int8), more than a host run can hold");
     }
-    elements *= int64_t(dim);
+    elements *= dim;
     net.input_shape.push_back(int64_t(dim));
   }
   net.input_zero_point = int32_t(fi.Int("zero_point", -128, 127, 0));
