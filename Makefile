@@ -4,7 +4,7 @@ BUILD   ?= build
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 CTEST_ARGS ?=
 
-.PHONY: all deps configure run example-fashion example-deep example-mnist test test-long lint synth waves bench bench-scale coverage format clean help
+.PHONY: all deps configure run example-fashion example-deep example-mnist test test-long sanitize fuzz lint synth waves bench bench-scale coverage format clean help
 
 all: configure  ## build everything the tests need
 	cmake --build $(BUILD) -j $(JOBS)
@@ -32,6 +32,26 @@ test: all  ## build and run the whole test suite (unit, lint, synth)
 
 test-long: all  ## the nightly suite (label long)
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L long $(CTEST_ARGS)
+
+# The host tests (label host: no Verilated model) built in their own tree with AddressSanitizer
+# and UndefinedBehaviorSanitizer (CMake option TPU_SANITIZE), any finding fatal. Only the devices
+# that are always built are verilated there, uninstrumented, for the `tpu` binary the CLI tests run.
+SANITIZE_BUILD ?= build-sanitize
+sanitize: deps  ## the host tests under ASan + UBSan, in build-sanitize
+	@test -f $(SANITIZE_BUILD)/CMakeCache.txt || cmake -S . -B $(SANITIZE_BUILD) \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTPU_SANITIZE=ON -DTPU_BUILD_DEVICES=
+	cmake --build $(SANITIZE_BUILD) -j $(JOBS) --target host_tests
+	cd $(SANITIZE_BUILD) && ctest --output-on-failure -j $(JOBS) -L host $(CTEST_ARGS)
+
+# libFuzzer on the same readers (tests/fuzz), FUZZ_SECONDS each, in a clang build of its own.
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
+fuzz: deps  ## libFuzzer on the .npy reader, network parser and ISA decoder/assembler (clang), FUZZ_SECONDS each
+	@command -v clang++ >/dev/null || { echo "make fuzz needs clang: apt-get install clang"; exit 2; }
+	@test -f $(FUZZ_BUILD)/CMakeCache.txt || CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTPU_LIBFUZZER=ON -DTPU_BUILD_DEVICES=
+	cmake -B $(FUZZ_BUILD) -DTPU_FUZZ_SECONDS=$(FUZZ_SECONDS)
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz
 
 lint: configure  ## verilator --lint-only -Wall on every RTL module
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L lint

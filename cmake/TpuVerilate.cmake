@@ -42,4 +42,7 @@ function(tpu_verilate target)
     OPT_FAST -O2
     OPT_SLOW -O1
     SOURCES ${sources})
+  if(TPU_SANITIZE)
+    target_compile_options(${target} PRIVATE -fno-sanitize=all)
+  endif()
 endfunction()

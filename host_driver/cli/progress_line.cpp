@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 
 namespace tpu::cli {
@@ -34,25 +35,30 @@ void ProgressLine::Begin(uint64_t expected_cycles) {
   pacer_.Start();
 }
 
-void ProgressLine::Update(uint64_t cycles) {
-  if (!pacer_.Due()) return;
+std::string SimulationProgressText(uint64_t cycles, uint64_t expected, double seconds) {
   // The estimate (one cycle per MXU row) is a floor: stalls for weights, data or the link come
-  // on top, so past it the line says so instead of sitting at ~100%.
+  // on top, so past it the line says so instead of sitting at ~100%; below it the share is
+  // rounded down (99.7% is not done).
   char where[128];
-  if (expected_ > 0 && cycles < expected_) {
+  if (expected > 0 && cycles < expected) {
     std::snprintf(where, sizeof where, "~%.0f%% of an estimated %llu (one per MXU row)",
-                  100.0 * double(cycles) / double(expected_),
-                  static_cast<unsigned long long>(expected_));
+                  std::floor(100.0 * double(cycles) / double(expected)),
+                  static_cast<unsigned long long>(expected));
   } else {
     std::snprintf(where, sizeof where,
                   "past the %llu of one per MXU row (stalls come on top; no estimate left)",
-                  static_cast<unsigned long long>(expected_));
+                  static_cast<unsigned long long>(expected));
   }
   char text[256];
   std::snprintf(text, sizeof text, "tpu: simulating: %llu device cycles, %s, %.0f kcycles/s",
                 static_cast<unsigned long long>(cycles), where,
-                double(cycles) / pacer_.elapsed() / 1e3);
-  pacer_.Print(text);
+                seconds > 0 ? double(cycles) / seconds / 1e3 : 0.0);
+  return text;
+}
+
+void ProgressLine::Update(uint64_t cycles) {
+  if (!pacer_.Due()) return;
+  pacer_.Print(SimulationProgressText(cycles, expected_, pacer_.elapsed()));
 }
 
 void ProgressLine::End() { pacer_.Finish(); }

@@ -38,6 +38,10 @@ class ProgressPacer {
   Clock::time_point last_{};
 };
 
+// ProgressLine's text after `seconds` of wall time: the cycles so far against the estimate
+// `expected` (0: none) while below it, and that the estimate is passed once it is.
+std::string SimulationProgressText(uint64_t cycles, uint64_t expected, double seconds);
+
 class ProgressLine final : public runtime::ProgressObserver {
  public:
   void Begin(uint64_t expected_cycles) override;

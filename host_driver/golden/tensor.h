@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -16,12 +17,22 @@
 
 namespace tpu::golden {
 
-// Number of elements a shape describes; a rank-0 shape is a scalar with one element.
+// Number of elements a shape describes; a rank-0 shape is a scalar with one element. Throws
+// std::invalid_argument for a negative dimension or a count beyond int64 (a shape read from a
+// file can claim anything); a zero dimension makes the count 0 whatever the others are.
 inline int64_t ElementCount(const std::vector<int64_t>& shape) {
   int64_t count = 1;
   for (int64_t dim : shape) {
     if (dim < 0) {
       throw std::invalid_argument("tensor: negative dimension in shape " + ShapeToString(shape));
+    }
+    if (dim == 0) count = 0;
+  }
+  if (count == 0) return 0;
+  for (int64_t dim : shape) {
+    if (count > std::numeric_limits<int64_t>::max() / dim) {
+      throw std::invalid_argument("tensor: shape " + ShapeToString(shape) +
+                                  " has more elements than int64 counts");
     }
     count *= dim;
   }

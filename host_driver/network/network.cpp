@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -19,6 +20,10 @@ namespace tpu::network {
 namespace {
 
 using nlohmann::json;
+
+// The largest network input, in elements: it and every tensor derived from it (whose counts
+// multiply with kernel sizes in macs()) then stay far inside int64.
+constexpr uint64_t kMaxInputElements = uint64_t{1} << 32;
 
 std::string Shape(const std::vector<int64_t>& shape) { return golden::ShapeToString(shape); }
 
@@ -172,12 +177,16 @@ class Fields {
     return std::move(t.data);
   }
 
-  // A scale: a finite number > 0.
+  // A scale: a number > 0 that float32 holds (the activation ranges compute in float, as
+  // TFLite does; 1e-300 would become 0 there).
   double Scale(const std::string& field) {
     const double scale = Real(field);
-    if (!(scale > 0) || !std::isfinite(scale)) {
+    if (!(scale >= std::numeric_limits<float>::min()) ||
+        !(scale <= std::numeric_limits<float>::max())) {
       Fail(field, golden::FormatReal(scale) + ": expected a finite number > 0 (the real value "
-                                              "of one int8 step)");
+                                              "of one int8 step) within float32's range, " +
+                      golden::FormatReal(std::numeric_limits<float>::min()) + " .. " +
+                      golden::FormatReal(std::numeric_limits<float>::max()));
     }
     return scale;
   }
@@ -744,11 +753,13 @@ Network ParseNetwork(const std::string& json_text, const std::string& base_dir,
   try {
     root = json::parse(json_text, RefuseDuplicateKeys(source), /*allow_exceptions=*/true,
                        /*ignore_comments=*/true);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
+    // parse_error for syntax, out_of_range for a number beyond double ("1e400").
     std::string what = e.what();
     const auto colon = what.find("] ");
-    throw NetworkError(source + ": not valid JSON: " +
-                       (colon == std::string::npos ? what : what.substr(colon + 2)));
+    if (colon != std::string::npos) what = what.substr(colon + 2);
+    if (what.size() > 200) what = what.substr(0, 200) + "...";
+    throw NetworkError(source + ": not valid JSON: " + what);
   }
   if (!root.is_object()) {
     throw NetworkError(source + ": expected a JSON object with \"input\" and \"layers\", got " +
@@ -769,12 +780,23 @@ Network ParseNetwork(const std::string& json_text, const std::string& base_dir,
   if (!shape.is_array() || (shape.size() != 2 && shape.size() != 4)) {
     fi.Fail("shape", "expected [B, H, W, C] (NHWC, for conv2d and pool) or [M, K] (for dense)");
   }
+  uint64_t elements = 1;
   for (size_t i = 0; i < shape.size(); ++i) {
-    if (!shape[i].is_number_integer() || shape[i].get<int64_t>() < 1) {
+    const json& d = shape[i];
+    // Only numbers are printed back: dumping a deeply nested value would recurse without bound.
+    if (!d.is_number_integer() || (!d.is_number_unsigned() && d.get<int64_t>() < 1) ||
+        d.get<uint64_t>() < 1) {
       fi.Fail("shape", "dimension " + std::to_string(i) + ": expected an integer >= 1, got " +
-                           shape[i].dump());
+                           (d.is_number() ? d.dump() : JsonTypeName(d)));
     }
-    net.input_shape.push_back(shape[i].get<int64_t>());
+    const uint64_t dim = d.get<uint64_t>();
+    if (dim > kMaxInputElements / elements) {
+      fi.Fail("shape", "dimension " + std::to_string(i) + " (" + std::to_string(dim) +
+                           "): more than " + std::to_string(kMaxInputElements) +
+                           " elements in all (4 GiB of int8), more than a host run can hold");
+    }
+    elements *= dim;
+    net.input_shape.push_back(int64_t(dim));
   }
   net.input_zero_point = int32_t(fi.Int("zero_point", -128, 127, 0));
   if (fi.Has("scale")) net.input_scale = fi.Scale("scale");

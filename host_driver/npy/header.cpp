@@ -87,6 +87,11 @@ Header ParseHeader(std::string_view bytes, const std::string& name) {
                    std::to_string(prefix) + ")");
   }
   const uint64_t header_length = LittleEndian(bytes.substr(8, length_bytes));
+  if (header_length > kMaxHeaderLength) {
+    Fail(name, "the header length says " + std::to_string(header_length) +
+                   " bytes, above the " + std::to_string(kMaxHeaderLength) +
+                   " a .npy header may have (numpy writes a few hundred): not a valid .npy file");
+  }
   if (header_length > bytes.size() - prefix) {
     Fail(name, "truncated: the header length says " + std::to_string(header_length) +
                    " bytes, the file has " + std::to_string(bytes.size() - prefix) + " after the " +

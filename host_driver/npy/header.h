@@ -22,9 +22,14 @@ struct Header {
   uint64_t data_offset = 0;    // where the array data starts in the file
 };
 
+// The longest header text read, in bytes: numpy writes a few hundred (its own reader stops at
+// 10,000 by default); 1 MiB leaves room for 100,000-dimension shapes and keeps a header length
+// field of up to 4 GiB (format 2.0) from being read into memory.
+constexpr uint64_t kMaxHeaderLength = uint64_t{1} << 20;
+
 // Parses the header at the start of `bytes` (a whole file, or at least its header). `name` (the
 // file) starts every error message. Throws npy::Error if the magic, the version or the header
-// length is wrong or truncated, the dict does not parse, a key is missing, duplicated or unknown,
+// length is wrong (above kMaxHeaderLength) or truncated, the dict does not parse, a key is missing, duplicated or unknown,
 // `descr` is not a string (structured dtypes are lists), `fortran_order` is not a bool, or `shape`
 // is not a tuple of non-negative integers. The dtype itself is checked by the readers.
 Header ParseHeader(std::string_view bytes, const std::string& name);

@@ -240,7 +240,8 @@ Header ReadHeader(const std::string& path) {
       uint64_t length = 0;
       for (size_t i = prefix; i-- > 8;)
         length = (length << 8) | static_cast<unsigned char>(bytes[i]);
-      total = std::min<uint64_t>(prefix + length, file_size);
+      // Never more than kMaxHeaderLength (ParseHeader refuses a longer one from the prefix).
+      total = std::min<uint64_t>(prefix + std::min(length, kMaxHeaderLength), file_size);
     }
   }
   if (total > bytes.size()) {

@@ -20,6 +20,7 @@
 #include "layer_options.h"
 #include "npy/npy.h"
 #include "npy/scratch_dir.h"
+#include "progress_line.h"
 #include "report.h"
 #include "runtime_names.h"
 
@@ -93,6 +94,24 @@ TEST(TraceWindow, Parses) {
   ExpectThrowContaining([&] { ParseTraceWindow("a:5", a, b); }, "whole numbers");
   ExpectThrowContaining([&] { ParseTraceWindow("-1:5", a, b); }, "whole numbers");
   ExpectThrowContaining([&] { ParseTraceWindow("5:5", a, b); }, "LAST must be after FIRST");
+}
+
+// The progress line of a long simulation (issue: "~100% of an estimated 676" while far from
+// done): the share is rounded down below the estimate, and past it the line says so.
+TEST(ProgressLine, SaysWhenTheEstimateIsPassed) {
+  EXPECT_EQ(SimulationProgressText(338, 676, 1.0),
+            "tpu: simulating: 338 device cycles, ~50% of an estimated 676 (one per MXU row), "
+            "0 kcycles/s");
+  EXPECT_NE(SimulationProgressText(675, 676, 1.0).find("~99% of an estimated 676"),
+            std::string::npos);
+  for (uint64_t cycles : {676u, 5000u}) {
+    const std::string text = SimulationProgressText(cycles, 676, 2.0);
+    EXPECT_EQ(text.find('%'), std::string::npos) << text;
+    EXPECT_NE(text.find("past the 676 of one per MXU row (stalls come on top; no estimate left)"),
+              std::string::npos)
+        << text;
+  }
+  EXPECT_NE(SimulationProgressText(4000, 0, 2.0).find("2 kcycles/s"), std::string::npos);
 }
 
 TEST(LayerOptions, Resolve) {

@@ -11,6 +11,7 @@
 
 #include "onnx/onnx_import.h"
 #include "onnx/onnx_model.h"
+#include "mutation_testing.h"
 #include "onnx/proto_reader.h"
 
 namespace tpu::onnx {
@@ -187,17 +188,8 @@ TEST(OnnxModel, RejectsWhatIsNotAModel) {
 // Parses and imports `bytes`: true if it is a valid model that imports, false if rejected with
 // a message; any other outcome fails the test.
 bool ParsesAndImports(const std::string& bytes, const std::string& what) {
-  try {
-    ImportModel(ParseModel(bytes, what), what, {});
-    return true;
-  } catch (const ParseError& e) {
-    EXPECT_GT(std::strlen(e.what()), 10u) << what;
-  } catch (const ImportError& e) {
-    EXPECT_GT(std::strlen(e.what()), 10u) << what;
-  } catch (const std::exception& e) {
-    ADD_FAILURE() << what << ": unexpected exception: " << e.what();
-  }
-  return false;
+  return tpu::testing::AcceptedOrRejected<ParseError, ImportError>(
+      what, [&] { ImportModel(ParseModel(bytes, what), what, {}); });
 }
 
 class Mutation : public ::testing::TestWithParam<std::string> {};
@@ -206,9 +198,9 @@ TEST_P(Mutation, TruncatedFilesAreRejected) {
   const std::string bytes = ReadFileBytes(std::string(TPU_ONNX_MODELS) + "/" + GetParam());
   ASSERT_TRUE(ParsesAndImports(bytes, GetParam()));
   int accepted = 0;
-  for (size_t n = 0; n < bytes.size(); ++n) {
-    accepted += ParsesAndImports(bytes.substr(0, n), GetParam() + " cut at " + std::to_string(n));
-  }
+  tpu::testing::ForEachTruncation(bytes, [&](const std::string& m, const std::string& what) {
+    accepted += ParsesAndImports(m, GetParam() + " " + what);
+  });
   // Only a cut at the end of a top-level field (after the graph) leaves a valid model.
   EXPECT_LE(accepted, 4) << "truncated models that still import";
 }
@@ -216,15 +208,10 @@ TEST_P(Mutation, TruncatedFilesAreRejected) {
 TEST_P(Mutation, BitFlipsAreRejectedOrHarmless) {
   const std::string bytes = ReadFileBytes(std::string(TPU_ONNX_MODELS) + "/" + GetParam());
   int rejected = 0, total = 0;
-  for (size_t i = 0; i < bytes.size(); ++i) {
-    for (int bit = 0; bit < 8; ++bit) {
-      std::string flipped = bytes;
-      flipped[i] = static_cast<char>(flipped[i] ^ (1 << bit));
-      rejected += !ParsesAndImports(flipped, GetParam() + " byte " + std::to_string(i) + " bit " +
-                                                 std::to_string(bit));
-      ++total;
-    }
-  }
+  tpu::testing::ForEachBitFlip(bytes, [&](const std::string& m, const std::string& what) {
+    rejected += !ParsesAndImports(m, GetParam() + " " + what);
+    ++total;
+  });
   // Most flips hit a tag, a length, a name or a shape and are caught; flips in weight values
   // give another valid model.
   EXPECT_GT(rejected, total / 4);
