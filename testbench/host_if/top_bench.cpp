@@ -7,6 +7,16 @@
 
 namespace tpu::tb {
 
+RcConfig DeviceRc(const TopConfig& device, uint64_t seed) {
+  RcConfig rc;
+  rc.max_payload = device.max_payload;
+  rc.max_read_req = device.max_read_req;
+  rc.num_tags = device.num_tags;
+  rc.seed = seed;
+  rc.min_latency = rc.max_latency = 40;
+  return rc;
+}
+
 TopBench::TopBench(std::unique_ptr<TopModel> model, const RcConfig& rc_config, uint64_t seed)
     : model_(std::move(model)),
       rc_(&host_, rc_config),

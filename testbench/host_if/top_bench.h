@@ -18,6 +18,10 @@
 
 namespace tpu::tb {
 
+// A root complex that matches the device's MPS, MRRS and tags, with a fixed 40-cycle latency:
+// the plain host of the device's benches (tests stress it from there).
+RcConfig DeviceRc(const TopConfig& device, uint64_t seed);
+
 class TopBench {
  public:
   TopBench(std::unique_ptr<TopModel> model, const RcConfig& rc_config, uint64_t seed);

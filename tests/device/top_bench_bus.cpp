@@ -29,13 +29,7 @@ std::optional<uint32_t> TopBenchBus::WaitForInterrupt(double timeout_ns) {
 
 std::unique_ptr<TopBench> MakeDeviceBench(uint64_t seed, const std::string& name) {
   auto model = MakeTopModel<0>(TestHarnessOptions(name));
-  const TopConfig c = model->config();
-  RcConfig rc;
-  rc.max_payload = c.max_payload;
-  rc.max_read_req = c.max_read_req;
-  rc.num_tags = c.num_tags;
-  rc.seed = seed;
-  rc.min_latency = rc.max_latency = 40;
+  const RcConfig rc = DeviceRc(model->config(), seed);
   return std::make_unique<TopBench>(std::move(model), rc, seed);
 }
 

@@ -48,12 +48,7 @@ inline uint64_t Seed(uint64_t base) {
 }
 
 inline RcConfig Rc(const TopConfig& c, bool stressed, uint64_t seed) {
-  RcConfig rc;
-  rc.max_payload = c.max_payload;
-  rc.max_read_req = c.max_read_req;
-  rc.num_tags = c.num_tags;
-  rc.seed = seed;
-  rc.min_latency = rc.max_latency = 40;
+  RcConfig rc = DeviceRc(c, seed);
   if (stressed) {
     rc.min_latency = 5;
     rc.max_latency = 150;
