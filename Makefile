@@ -47,7 +47,7 @@ sanitize: deps  ## the host tests under ASan + UBSan, in build-sanitize
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
 fuzz: deps  ## libFuzzer on the .npy reader, network parser and ISA decoder/assembler (clang), FUZZ_SECONDS each
-	@command -v clang++ >/dev/null || { echo "make fuzz needs clang: apt-get install clang"; exit 2; }
+	bash scripts/install-deps.sh --fuzz
 	@test -f $(FUZZ_BUILD)/CMakeCache.txt || CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) \
 	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTPU_LIBFUZZER=ON -DTPU_BUILD_DEVICES=
 	cmake -B $(FUZZ_BUILD) -DTPU_FUZZ_SECONDS=$(FUZZ_SECONDS)

@@ -4,6 +4,7 @@
 #   scripts/install-deps.sh            what building, `make run` and `make test` need
 #   scripts/install-deps.sh --mnist    also what examples/mnist needs (`make example-mnist`):
 #                                      PyTorch, ONNX, and npm unless an npm is already on PATH
+#   scripts/install-deps.sh --fuzz     also what `make fuzz` needs: clang and its libFuzzer runtime
 set -euo pipefail
 
 packages=(
@@ -21,7 +22,8 @@ packages=(
 case "${1:-}" in
   "") ;;
   --mnist) packages+=(python3-torch python3-onnx) ;;
-  *) echo "usage: scripts/install-deps.sh [--mnist]" >&2; exit 2 ;;
+  --fuzz) packages+=(clang libclang-rt-dev) ;;
+  *) echo "usage: scripts/install-deps.sh [--mnist | --fuzz]" >&2; exit 2 ;;
 esac
 
 missing=()
