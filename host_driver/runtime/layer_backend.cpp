@@ -38,13 +38,13 @@ void AddRunStats(RunStats& total, const RunStats& part) {
   if (busy && total.cycles && *total.cycles > 0) total.mxu_utilization = *busy / *total.cycles;
   if (total.clock_mhz != part.clock_mhz) total.clock_mhz.reset();
   total.device_seconds = Sum(total.device_seconds, part.device_seconds);
-  for (const auto& [cause, more] : part.stalls) {
+  for (const auto& stall : part.stalls) {  // (clang 14 cannot capture a structured binding)
     auto it = std::find_if(total.stalls.begin(), total.stalls.end(),
-                           [&](const auto& s) { return s.first == cause; });
+                           [&](const auto& s) { return s.first == stall.first; });
     if (it == total.stalls.end()) {
-      total.stalls.push_back({cause, more});
+      total.stalls.push_back(stall);
     } else {
-      it->second += more;
+      it->second += stall.second;
     }
   }
   total.pcie_bytes_to_device = Sum(total.pcie_bytes_to_device, part.pcie_bytes_to_device);
