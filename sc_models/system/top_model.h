@@ -55,7 +55,7 @@ class TopModel {
   virtual const TopConfig& config() const = 0;
   virtual void Reset() = 0;  // rst_ni low for a few cycles (inputs idle)
   virtual void Eval(const TopInputs& in, TopOutputs* out) = 0;
-  virtual void Tick() = 0;
+  virtual void Tick() = 0;  // the outputs are valid again after the next Eval()
   virtual uint64_t cycle() const = 0;
 };
 

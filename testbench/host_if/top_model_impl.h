@@ -20,7 +20,9 @@ class TopModelImpl final : public TopModel {
 
   const TopConfig& config() const override { return config_; }
   uint64_t cycle() const override { return sim_.cycle(); }
-  void Tick() override { sim_.Tick(); }
+  // Every Tick() is followed by Eval() before the outputs are read (the TopModel protocol), so
+  // the falling edge is evaluated there.
+  void Tick() override { sim_.TickRising(); }
 
   void Reset() override {
     TopOutputs unused;
