@@ -297,7 +297,12 @@ void PcieLinkDirection::DeliverThread() {
       } catch (const TlpError&) {
       }
     }
-    if (busy != sc_core::SC_ZERO_TIME) sc_core::wait(busy);
+    if (busy != sc_core::SC_ZERO_TIME) {
+      receiver_busy_ = true;
+      receiver_busy_until_ = sc_core::sc_time_stamp() + busy;
+      sc_core::wait(busy);
+      receiver_busy_ = false;
+    }
 
     // Consumed: its credits are usable again after the update latency.
     ++consumed_;
@@ -314,6 +319,15 @@ void PcieLinkDirection::DeliverThread() {
     }
     received_.pop_front();
   }
+}
+
+sc_core::sc_time PcieLinkDirection::EarliestDelivery() const {
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  // While the receiver is busy, the TLP just delivered is still the front of received_.
+  if (receiver_busy_) return receiver_busy_until_;
+  if (!received_.empty()) return now;  // DeliverThread takes it at this time
+  if (!wire_.empty()) return std::min(wire_.front().arrival, now + latency_);
+  return now + latency_;
 }
 
 void PcieLinkDirection::AckTimerThread() {

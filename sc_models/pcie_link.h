@@ -93,6 +93,12 @@ class PcieLinkDirection : public sc_core::sc_module {
   size_t in_flight() const { return static_cast<size_t>(accepted_ - consumed_); }
   // Time at which the transmitter side is free again (end of the last TLP and its DLLP share).
   sc_core::sc_time wire_free() const { return wire_free_; }
+  // A time before which the receiver is certainly given no TLP (b_transport on `out`): the
+  // arrival of the first frame on the wire, the end of the receiver's busy time while TLPs
+  // wait for it, and otherwise one latency from now (a TLP sent from now on arrives later).
+  // Never later than the next delivery; sc_time_stamp() when one may come at this time. A
+  // receiver clocked in its own process may run ahead up to it (sys::RtlDevice).
+  sc_core::sc_time EarliestDelivery() const;
   // The data link layer's state machines (tests).
   const DllTransmitter& dll_transmitter() const { return tx_; }
   const DllReceiver& dll_receiver() const { return rx_; }
@@ -203,6 +209,9 @@ class PcieLinkDirection : public sc_core::sc_module {
   uint64_t accepted_ = 0;   // TLPs accepted from the transmitter
   uint64_t delivered_ = 0;  // TLPs accepted by the receiver's data link layer, in order
   uint64_t consumed_ = 0;   // TLPs the receiver's transaction layer took
+  // DeliverThread waits for the receiver (the delay its b_transport returned) until then.
+  bool receiver_busy_ = false;
+  sc_core::sc_time receiver_busy_until_ = sc_core::SC_ZERO_TIME;
   device::LinkErrorCounters errors_;
 };
 

@@ -1,8 +1,10 @@
 #include "sc_models/system/rtl_device.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
+#include "sc_models/pcie_link.h"
 #include "sc_models/tlp_payload.h"
 
 namespace tpu::sys {
@@ -26,6 +28,17 @@ RtlDevice::RtlDevice(sc_core::sc_module_name name, std::unique_ptr<TopModel> mod
 void RtlDevice::SetCycleHook(uint64_t every, std::function<void(uint64_t)> hook) {
   hook_every_ = every;
   hook_ = std::move(hook);
+}
+
+RtlDevice::Stats RtlDevice::stats() const {
+  // Cycles run ahead of the caller's time are not counted yet (nothing else changes the
+  // counters before the horizon they ran up to).
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  if (ahead_.empty() || ahead_.back().time <= now) return stats_;
+  if (ahead_.front().time > now) return behind_;
+  size_t i = 0;
+  while (ahead_[i + 1].time <= now) ++i;
+  return ahead_[i].stats;
 }
 
 void RtlDevice::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay) {
@@ -69,7 +82,7 @@ void RtlDevice::OnTxBeat(const sc::TlpBeat& beat) {
   }
   tx_beats_.clear();
   tx_tlps_.push_back(std::move(image));
-  tx_event_.notify(sc_core::SC_ZERO_TIME);
+  tlp_sent_ = true;  // the clock thread tells TxThread at this cycle's time
 }
 
 bool RtlDevice::Quiet() const { return quiet_ >= kQuietCycles; }
@@ -119,8 +132,25 @@ void RtlDevice::Step() {
   if (hook_every_ != 0 && stats_.cycles % hook_every_ == 0 && hook_) hook_(stats_.cycles);
 }
 
+sc_core::sc_time RtlDevice::Horizon() const {
+  if (input_link_ == nullptr || tx_in_link_) return sc_core::sc_time_stamp();
+  sc_core::sc_time horizon = input_link_->EarliestDelivery();
+  if (tx_waiting_) horizon = std::min(horizon, tx_done_at_);
+  return horizon;
+}
+
+bool RtlDevice::MayRunAhead(const sc_core::sc_time& t, const sc_core::sc_time& horizon) const {
+  return t < horizon && !(Quiet() && rx_beats_.empty()) &&
+         !(hook_every_ != 0 && (stats_.cycles + 1) % hook_every_ == 0);
+}
+
 void RtlDevice::ClockThread() {
   for (;;) {
+    // A TLP the link delivers at this very time is taken by this cycle (as the event order
+    // of the clock-per-process model had it): let the link's processes run first.
+    while (input_link_ != nullptr && input_link_->EarliestDelivery() <= sc_core::sc_time_stamp()) {
+      sc_core::wait(sc_core::SC_ZERO_TIME);
+    }
     // A TLP may have come in during the last period, after the cycle that made the device
     // quiet: its beats must not wait for a notification that has already passed.
     if (Quiet() && rx_beats_.empty()) {
@@ -128,8 +158,31 @@ void RtlDevice::ClockThread() {
       quiet_ = 0;
       continue;
     }
-    Step();
-    sc_core::wait(period_);
+    // This cycle, then the following ones in the same activation while nothing could reach
+    // the device before them (the horizon); `t` is the local time of the cycle stepped.
+    const sc_core::sc_time now = sc_core::sc_time_stamp();
+    const sc_core::sc_time horizon = Horizon();
+    sc_core::sc_time t = now;
+    ahead_.clear();
+    for (;;) {
+      Step();
+      if (t > now) {
+        ahead_.push_back({t, stats_});
+      } else {
+        behind_ = stats_;
+      }
+      if (tlp_sent_) {
+        // TxThread sends it at the cycle's time: catch up first.
+        if (t > now) sc_core::wait(t - now);
+        tlp_sent_ = false;
+        tx_event_.notify(sc_core::SC_ZERO_TIME);
+        t += period_;
+        break;
+      }
+      t += period_;
+      if (!MayRunAhead(t, horizon)) break;
+    }
+    sc_core::wait(t - sc_core::sc_time_stamp());
   }
 }
 
@@ -140,13 +193,18 @@ void RtlDevice::TxThread() {
     std::vector<uint8_t>& image = tx_tlps_.front();
     sc::SetTlpPayload(&trans, image.data(), image.size());
     sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    tx_in_link_ = true;  // the link may wait inside: the queue's next change is not known
     tx->b_transport(trans, delay);
+    tx_in_link_ = false;
     if (trans.is_response_error()) {
       throw std::runtime_error(std::string(name()) + ": the link refused a TLP of " +
                                std::to_string(image.size()) +
                                " bytes: " + trans.get_response_string());
     }
+    tx_waiting_ = true;
+    tx_done_at_ = sc_core::sc_time_stamp() + delay;
     sc_core::wait(delay);
+    tx_waiting_ = false;
     ++stats_.tlps_out;
     tx_tlps_.pop_front();
   }

@@ -91,6 +91,7 @@ TpuSystem::TpuSystem(const SystemConfig& config, std::unique_ptr<TopModel> model
   dram_access_.socket.bind(dram_.socket);
   rc_.tx.bind(link_.downstream.in);
   link_.downstream.out.bind(device_.rx);
+  device_.SetInputLink(&link_.downstream);
   device_.tx.bind(link_.upstream.in);
   link_.upstream.out.bind(rc_.rx);
 }
