@@ -326,7 +326,8 @@ sc_core::sc_time PcieLinkDirection::EarliestDelivery() const {
   // While the receiver is busy, the TLP just delivered is still the front of received_.
   if (receiver_busy_) return receiver_busy_until_;
   if (!received_.empty()) return now;  // DeliverThread takes it at this time
-  if (!wire_.empty()) return std::min(wire_.front().arrival, now + latency_);
+  // A TLP sent from now on, or replayed, is serialized after the frames on the wire.
+  if (!wire_.empty()) return wire_.front().arrival;
   return now + latency_;
 }
 

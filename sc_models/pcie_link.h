@@ -94,10 +94,11 @@ class PcieLinkDirection : public sc_core::sc_module {
   // Time at which the transmitter side is free again (end of the last TLP and its DLLP share).
   sc_core::sc_time wire_free() const { return wire_free_; }
   // A time before which the receiver is certainly given no TLP (b_transport on `out`): the
-  // arrival of the first frame on the wire, the end of the receiver's busy time while TLPs
-  // wait for it, and otherwise one latency from now (a TLP sent from now on arrives later).
-  // Never later than the next delivery; sc_time_stamp() when one may come at this time. A
-  // receiver clocked in its own process may run ahead up to it (sys::RtlDevice).
+  // end of the receiver's busy time (the delay its b_transport returned) while it is busy,
+  // sc_time_stamp() while an accepted TLP waits for it, the arrival of the first frame on the
+  // wire, and otherwise one latency from now (a TLP sent from now on arrives later). Never
+  // later than the next delivery. A receiver clocked in its own process may run ahead up to
+  // it (sys::RtlDevice).
   sc_core::sc_time EarliestDelivery() const;
   // The data link layer's state machines (tests).
   const DllTransmitter& dll_transmitter() const { return tx_; }

@@ -24,14 +24,16 @@
 //   one latency later at least) and the time TxThread frees a slot of the TLP queue. The run
 //   stops early at a cycle that completes a TLP (the thread catches up with that cycle's time
 //   before TxThread sends it), when the device turns quiet and before a cycle hook. A TLP that
-//   the link delivers at the very time of a cycle is taken by that cycle, as the one-cycle-
-//   per-activation clock did. stats() does not count cycles ahead of sc_time_stamp(); every
-//   simulated result is the same as with one activation per cycle.
+//   the link delivers at the very time of a cycle is taken by that cycle (the order the
+//   kernel gave the one-cycle-per-activation clock in every run compared). stats() does not
+//   count cycles ahead of sc_time_stamp(); every figure compared (make run, bench_system's
+//   cases at N = 8, 16 and 32) is the same as with one activation per cycle.
 // - Speed (docs/performance.md, "System simulation speed"): the Verilated tpu_top's
 //   evaluation is ~90% of a system run's time (the kernel's share fell from ~5% to ~3% with
-//   the lookahead: ~138 k activations -> ~4 k for the 256x512x256 layer at N = 16), so the
-//   system runs at ~0.3x the MXU alone at N = 16 (0.5x is out of reach without changing the
-//   RTL: the host DMA's input logic, the array and the pool unit dominate the evaluation).
+//   the lookahead: ~138 k activations -> ~4 k for the 256x512x256 layer at N = 16). The
+//   system runs at 0.13x / 0.29x / 0.59x the MXU alone at N = 8 / 16 / 32 (CPU time, one
+//   run); 0.5x at N <= 16 needs RTL changes: the host DMA's input logic, the pool unit and
+//   the controller cost as much as the array every cycle.
 #ifndef TPU_SC_MODELS_SYSTEM_RTL_DEVICE_H_
 #define TPU_SC_MODELS_SYSTEM_RTL_DEVICE_H_
 
@@ -84,7 +86,8 @@ class RtlDevice : public sc_core::sc_module {
   sc_core::sc_time period() const { return period_; }
   // As of sc_time_stamp() (not counting cycles the device has run ahead).
   Stats stats() const;
-  // The RTL's outputs in the last cycle (status pins: running, done, error, drop counters).
+  // The RTL's outputs in the last cycle stepped, which may be up to the lookahead ahead of
+  // sc_time_stamp() (status pins: running, done, error, drop counters).
   const TopOutputs& pins() const { return out_; }
   // Called every `every` cycles from the clock thread (progress lines); 0 disables.
   void SetCycleHook(uint64_t every, std::function<void(uint64_t cycle)> hook);

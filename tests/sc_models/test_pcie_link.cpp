@@ -1,7 +1,8 @@
 // The PCIe link model (sc_models/pcie_link.h) simulated end to end: transfer times at gen1x1,
 // gen3x16 and gen4x8 against the calculator's formula (within 1%), b_transport annotating
 // instead of waiting, credits throttling a sender when the receiver is slow (header- and
-// data-bound), order and completeness, and the error responses.
+// data-bound), order and completeness, the error responses, and the earliest-delivery bound a
+// receiver clocked in its own process runs ahead to.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -360,6 +361,41 @@ TEST(PcieLink, ReceiverErrorsAreCounted) {
   lb.up_sink.error_tag = -1;
   EXPECT_EQ(lb.link.upstream.stats().receiver_errors, errors + 1);
   EXPECT_NE(lb.link.upstream.last_error().find("the receiver answered"), std::string::npos);
+}
+
+TEST(PcieLink, EarliestDeliveryBoundsTheNextDelivery) {
+  // Idle: one latency from now. Frames on the wire: the first one's arrival, when it is
+  // delivered. A busy receiver: the end of its busy time, when the next TLP is delivered.
+  LinkBench& lb = bench->gen4x8;
+  const PcieLinkDirection& down = lb.link.downstream;
+  const std::vector<uint8_t> data = Pattern(256, 4);
+  const Tlp tlp = MakeMemWrite(kRootComplexId, 0x3000, data.data(), 256);
+  const sc_core::sc_time latency(lb.link.config().latency_ns, sc_core::SC_NS);
+  const sc_core::sc_time busy(1, sc_core::SC_US);
+  const size_t first = lb.down_sink.log.size();
+  lb.down_sink.busy = busy;
+  sc_core::sc_time arrival, busy_end;
+  ASSERT_TRUE(bench->runner.Run([&] {
+    const sc_core::sc_time t0 = sc_core::sc_time_stamp();
+    EXPECT_EQ(down.EarliestDelivery(), t0 + latency);
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    ASSERT_EQ(lb.down_src.Send(tlp, &delay), tlm::TLM_OK_RESPONSE);
+    arrival = t0 + delay + latency;
+    EXPECT_EQ(down.EarliestDelivery(), arrival);
+    ASSERT_EQ(lb.down_src.Send(tlp, &delay), tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(down.EarliestDelivery(), arrival);  // the second frame follows the first
+    sc_core::wait(arrival + sc_core::sc_time(1, sc_core::SC_NS) - sc_core::sc_time_stamp());
+    busy_end = arrival + busy;
+    EXPECT_EQ(down.EarliestDelivery(), busy_end);  // the second has arrived and waits
+    sc_core::wait(busy_end + busy + sc_core::sc_time(1, sc_core::SC_NS) -
+                  sc_core::sc_time_stamp());
+    EXPECT_EQ(down.EarliestDelivery(), sc_core::sc_time_stamp() + latency);
+  }));
+  lb.down_sink.busy = sc_core::SC_ZERO_TIME;
+  const auto& log = lb.down_sink.log;
+  ASSERT_EQ(log.size(), first + 2);
+  EXPECT_NEAR(log[first].time_ns, arrival.to_seconds() * 1e9, 1e-3);
+  EXPECT_NEAR(log[first + 1].time_ns, busy_end.to_seconds() * 1e9, 1e-3);
 }
 
 TEST(PcieLink, DebugTransportPassesThrough) {
