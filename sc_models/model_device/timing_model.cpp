@@ -69,6 +69,8 @@ class Replay {
         beats_per_tile_(std::max<int64_t>(
             1, device.limits.n * device.limits.n * 8 / device.dram_width_bits)),
         slots_per_mrd_(std::max<int64_t>(1, host.max_read_request / 16)),
+        dma_read_window_(static_cast<double>(std::max<int64_t>(1, device.dma_tags - kRingTags) *
+                                             host.max_read_request)),
         arrival_(program.size(), kNever),
         taken_at_(program.size(), kNever) {}
 
@@ -127,6 +129,7 @@ class Replay {
   const double rows_per_beat_;
   const int64_t beats_per_tile_;
   const int64_t slots_per_mrd_;
+  const double dma_read_window_;  // bytes client 0 may have requested and not received
 
   // Ring (tpu_host_ring and client 1 of tpu_host_dma_rd).
   std::vector<int64_t> arrival_;   // instruction i usable by the decoder from then
@@ -163,6 +166,12 @@ class Replay {
   std::vector<int64_t> matmul_done_;
   // DMA: the write engine is empty from then (reads wait for it).
   int64_t write_empty_ = 0;
+  // The last READ_HOST's stream of completions (ring MRds queue behind what it requested).
+  struct DmaRead {
+    int64_t first_mrd = 0;
+    double first_data = 0, last_data = -1, bytes = 0;
+    double request_rate = 0;  // bytes the core requests a cycle
+  } dma_read_;
 
   int64_t wake_ = kNever;
   std::vector<std::pair<int64_t, int64_t>> dep_waits_;  // [begin, end) waiting for tokens
@@ -198,7 +207,20 @@ bool Replay::RingTagFree(int64_t t) {
 
 void Replay::RingIssue(const RingRun& run, int64_t sent) {
   const double slot_cycles = 16.0 / host_.read_bytes_per_cycle;
-  const double first = static_cast<double>(sent) + host_.read_latency;
+  double first = static_cast<double>(sent) + host_.read_latency;
+  // The host answers reads in order over one link: a ring MRd sent while a READ_HOST streams
+  // gets its completions after those of every MRd the DMA sent before it. Client 0 keeps at
+  // most its tags' worth of bytes requested and not received.
+  const DmaRead& d = dma_read_;
+  if (static_cast<double>(sent) >= static_cast<double>(d.first_mrd) &&
+      static_cast<double>(sent) < d.last_data) {
+    const double rate = host_.read_bytes_per_cycle;
+    const double since = static_cast<double>(sent - d.first_mrd);
+    const double received = std::max(0.0, static_cast<double>(sent) - d.first_data) * rate;
+    const double requested =
+        std::min({d.bytes, since * d.request_rate + 16.0, received + dma_read_window_});
+    first = std::max(first, d.first_data + requested / rate + slot_cycles);
+  }
   for (int64_t k = run.first; k <= run.last; ++k) {
     arrival_[static_cast<size_t>(k)] =
         static_cast<int64_t>(first + slot_cycles * static_cast<double>(k - run.first));
@@ -376,6 +398,8 @@ void Replay::StartReadHost(Unit& unit, const isa::ReadHost& rh, int64_t t) {
                               static_cast<double>(t + 1 + beats));
   // The LUT takes one byte a cycle.
   if (rh.target == isa::Target::kLut) last_data = std::max(last_data, first_data + rh.length);
+  dma_read_ = DmaRead{mrd, first_data, last_data, static_cast<double>(bytes16),
+                      static_cast<double>(n_)};
   const int64_t end = static_cast<int64_t>(last_data) + kDmaCycles;
   stall_dma_ += static_cast<uint64_t>(std::max<int64_t>(0, end - t - beats - kDmaCycles));
   e_.pcie_bytes_to_device += static_cast<uint64_t>(bytes16);
