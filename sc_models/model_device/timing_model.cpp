@@ -95,9 +95,9 @@ class Replay {
   // Instruction fetch: the ring's bursts of slot reads (docs/host_if.md section 5), one slot
   // request a cycle; true if something changed at t.
   bool RingStep(int64_t t);
-  bool RingTagFree(int64_t t);
+  int64_t RingTagFreeAt() const;
   void RingIssue(const RingRun& run, int64_t sent);
-  int64_t RingTaken(int64_t t) const;
+  int64_t RingTaken(int64_t c);
   bool Dispatch(int64_t t);
   bool StepUnit(int u, int64_t t);
   // Starts the held, granted instruction of unit u at t; false if it must wait (a weight tile
@@ -134,6 +134,7 @@ class Replay {
   // Ring (tpu_host_ring and client 1 of tpu_host_dma_rd).
   std::vector<int64_t> arrival_;   // instruction i usable by the decoder from then
   std::vector<int64_t> taken_at_;  // cycle the decoder took slot i
+  size_t taken_ptr_ = 0;           // slots before it taken by the last RingTaken's cycle
   size_t requested_ = 0;           // slots requested so far
   bool burst_ = false;             // a burst of slot requests is running
   int64_t last_request_ = -1;      // cycle of the last slot request
@@ -179,33 +180,36 @@ class Replay {
   uint64_t stall_weights_ = 0, stall_act_in_ = 0, stall_dma_ = 0;
 };
 
-// Slots the decoder has taken by t: every dispatched instruction and the one in its register.
-int64_t Replay::RingTaken(int64_t t) const {
-  const int64_t taken = static_cast<int64_t>(next_);
-  return next_ < program_.size() && arrival_[next_] < t ? taken + 1 : taken;
+// Slots the decoder has taken by cycle c (c never decreases from one call to the next): the
+// dispatched instructions it took by then, and the next one once it sits in its register.
+int64_t Replay::RingTaken(int64_t c) {
+  while (taken_ptr_ < next_ && taken_at_[taken_ptr_] <= c) ++taken_ptr_;
+  int64_t taken = static_cast<int64_t>(taken_ptr_);
+  if (taken_ptr_ == next_ && next_ < program_.size() && arrival_[next_] < c &&
+      last_dispatch_ <= c) {
+    ++taken;
+  }
+  return taken;
 }
 
 // A ring MRd keeps its tag until its last slot has been read out of the completion buffer into
-// the ring's three-entry output FIFO: the decoder has taken the slot three before it.
-bool Replay::RingTagFree(int64_t t) {
-  if (ring_tags_.size() < static_cast<size_t>(kRingTags)) return true;
+// the ring's three-entry output FIFO: the decoder has taken the slot three before it. The cycle
+// from which a tag is free, kNever while the slot that frees it is not yet dispatched.
+int64_t Replay::RingTagFreeAt() const {
+  if (ring_tags_.size() < static_cast<size_t>(kRingTags)) return 0;
   const int64_t last = ring_tags_.front();
-  const int64_t freeing = last - kRingOutputSlots;
   int64_t at = arrival_[static_cast<size_t>(last)] + 1;
+  const int64_t freeing = last - kRingOutputSlots;
   if (freeing >= 0) {
     const int64_t taken = taken_at_[static_cast<size_t>(freeing)];
-    if (taken >= kNever) return false;  // the dispatch that takes it wakes the loop
+    if (taken >= kNever) return kNever;
     at = std::max(at, taken + kRingTagCycles);
   }
-  if (at > t) {
-    Wake(at, t);
-    return false;
-  }
-  ring_tags_.pop_front();
-  return true;
+  return at;
 }
 
 void Replay::RingIssue(const RingRun& run, int64_t sent) {
+  if (ring_tags_.size() >= static_cast<size_t>(kRingTags)) ring_tags_.pop_front();
   const double slot_cycles = 16.0 / host_.read_bytes_per_cycle;
   double first = static_cast<double>(sent) + host_.read_latency;
   // The host answers reads in order over one link: a ring MRd sent while a READ_HOST streams
@@ -226,51 +230,75 @@ void Replay::RingIssue(const RingRun& run, int64_t sent) {
         static_cast<int64_t>(first + slot_cycles * static_cast<double>(k - run.first));
   }
   ring_tags_.push_back(run.last);
+  wake_ = std::min(wake_, arrival_[static_cast<size_t>(run.first)] + kDecodeCycles);
   e_.pcie_bytes_to_device += static_cast<uint64_t>(run.last - run.first + 1) * 16;
 }
 
+// Catches the ring up to cycle t: the slot requests of every cycle since the last call (one a
+// cycle; nothing but a take, which happens only at the loop's times, changes how many are
+// free), the runs they close and the MRds that leave. Wakes the loop when the next run closes.
 bool Replay::RingStep(int64_t t) {
-  bool changed = false;
-  // The closed run's MRd leaves the cycle after it closed, once a ring tag is free.
-  if (pend_.first >= 0 && t >= pend_since_ && RingTagFree(t)) {
-    RingIssue(pend_, t);
-    pend_ = RingRun{};
-    changed = true;
-  }
-  // A full open run moves into the waiting register once that is empty.
-  if (open_full_ && pend_.first < 0) {
-    pend_ = open_;
-    pend_since_ = std::max(t, open_closed_at_ + 1);
-    open_ = RingRun{};
-    open_full_ = false;
-    changed = true;
-    if (t >= pend_since_ && RingTagFree(t)) {
-      RingIssue(pend_, t);
-      pend_ = RingRun{};
-    }
-  }
-  if (pend_.first >= 0) Wake(std::max(pend_since_, t + 1), t);
-  // One slot request a cycle: a burst starts when half the slots are free or the rest of the
-  // program fits, and runs until no slot is free or the program's end.
   const size_t size = program_.size();
-  if (requested_ >= size || last_request_ >= t) return changed;
-  const int64_t free = ring_slots_ - (static_cast<int64_t>(requested_) - RingTaken(t));
-  const int64_t avail = static_cast<int64_t>(size - requested_);
-  if (free <= 0 || (!burst_ && free < ring_slots_ / 2 && free < avail)) return changed;
-  if (open_full_) return changed;  // the run cannot take another slot until it moves on
-  const int64_t slot = static_cast<int64_t>(requested_++);
-  last_request_ = t;
-  if (open_.first < 0) open_.first = slot;
-  open_.last = slot;
-  const bool last = avail == 1 || free == 1;
-  burst_ = !last;
-  if (last || (slot + 1) % slots_per_mrd_ == 0) {
-    open_full_ = true;
-    open_closed_at_ = t;
+  bool changed = false;
+  for (;;) {
+    // The waiting run's MRd leaves the cycle after it closed, once a ring tag is free.
+    if (pend_.first >= 0) {
+      const int64_t free_at = RingTagFreeAt();
+      const int64_t sent = std::max(pend_since_, free_at);
+      if (sent > t) {
+        if (free_at < kNever) Wake(sent, t);
+      } else {
+        RingIssue(pend_, sent);
+        pend_ = RingRun{};
+        changed = true;
+      }
+    }
+    // A closed run moves into the waiting register once that is empty.
+    if (open_full_ && pend_.first < 0) {
+      pend_ = open_;
+      pend_since_ = open_closed_at_ + 1;
+      open_ = RingRun{};
+      open_full_ = false;
+      changed = true;
+      continue;
+    }
+    if (requested_ >= size || open_full_) break;
+    // The next request: in a running burst the cycle after the last one; otherwise a burst
+    // starts when half the slots are free or the rest of the program fits, checked now.
+    const int64_t c = burst_ ? last_request_ + 1 : t;
+    if (c > t) break;
+    const int64_t free = ring_slots_ - (static_cast<int64_t>(requested_) - RingTaken(c));
+    const int64_t avail = static_cast<int64_t>(size - requested_);
+    if (free <= 0 || (!burst_ && free < ring_slots_ / 2 && free < avail)) {
+      if (burst_) last_request_ = c;  // the burst goes on once a slot is free
+      break;
+    }
+    const int64_t slot = static_cast<int64_t>(requested_++);
+    last_request_ = c;
+    if (open_.first < 0) open_.first = slot;
+    open_.last = slot;
+    const bool last = avail == 1 || free == 1;
+    burst_ = !last;
+    if (last || (slot + 1) % slots_per_mrd_ == 0) {
+      open_full_ = true;
+      open_closed_at_ = c;
+    }
+    changed = true;
   }
-  Wake(t + 1, t);
-  return true;
+  // With no take in between, the burst closes its run at the MRRS boundary, at its last free
+  // slot or at the program's end: the loop comes back then (or earlier, at any take).
+  if (burst_ && !open_full_ && requested_ < size) {
+    const int64_t c = last_request_ + 1;
+    const int64_t free = ring_slots_ - (static_cast<int64_t>(requested_) - RingTaken(t));
+    const int64_t slot = static_cast<int64_t>(requested_);
+    const int64_t ahead = std::min({std::max<int64_t>(free - 1, 0),
+                                    slots_per_mrd_ - 1 - slot % slots_per_mrd_,
+                                    static_cast<int64_t>(size - requested_) - 1});
+    if (free > 0) Wake(c + ahead, t);
+  }
+  return changed;
 }
+
 void Replay::Give(uint8_t mask, int64_t t) {
   if (mask != 0) gives_.emplace_back(t + 1, mask);  // takeable the cycle after
 }
@@ -523,7 +551,7 @@ TimingEstimate Replay::Run() {
     bool changed = true;
     while (changed && !halted_) {
       changed = Dispatch(t);
-      changed |= RingStep(t);
+      RingStep(t);  // what it fetches arrives later: nothing else can move at t
       for (int u = 0; u < kUnits; ++u) changed |= StepUnit(u, t);
       MxuLoad();
     }
