@@ -551,11 +551,12 @@ TimingEstimate Replay::Run() {
     bool changed = true;
     while (changed && !halted_) {
       changed = Dispatch(t);
-      RingStep(t);  // what it fetches arrives later: nothing else can move at t
       for (int u = 0; u < kUnits; ++u) changed |= StepUnit(u, t);
       MxuLoad();
     }
     if (halted_) break;
+    // After every take at t: what the ring fetches arrives later, nothing else moves at t.
+    RingStep(t);
     // Anything still to finish wakes the loop when it does (HALT and SYNC wait for idle).
     for (const Unit& unit : units_) Wake(unit.busy_until + 1, t);
     for (const auto& g : gives_) Wake(g.first, t);
