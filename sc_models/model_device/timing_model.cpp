@@ -93,8 +93,8 @@ class Replay {
   };
 
   // Instruction fetch: the ring's bursts of slot reads (docs/host_if.md section 5), one slot
-  // request a cycle; true if something changed at t.
-  bool RingStep(int64_t t);
+  // request a cycle, caught up to t.
+  void RingStep(int64_t t);
   int64_t RingTagFreeAt() const;
   void RingIssue(const RingRun& run, int64_t sent);
   int64_t RingTaken(int64_t c);
@@ -237,9 +237,8 @@ void Replay::RingIssue(const RingRun& run, int64_t sent) {
 // Catches the ring up to cycle t: the slot requests of every cycle since the last call (one a
 // cycle; nothing but a take, which happens only at the loop's times, changes how many are
 // free), the runs they close and the MRds that leave. Wakes the loop when the next run closes.
-bool Replay::RingStep(int64_t t) {
+void Replay::RingStep(int64_t t) {
   const size_t size = program_.size();
-  bool changed = false;
   for (;;) {
     // The waiting run's MRd leaves the cycle after it closed, once a ring tag is free.
     if (pend_.first >= 0) {
@@ -250,7 +249,6 @@ bool Replay::RingStep(int64_t t) {
       } else {
         RingIssue(pend_, sent);
         pend_ = RingRun{};
-        changed = true;
       }
     }
     // A closed run moves into the waiting register once that is empty.
@@ -259,7 +257,6 @@ bool Replay::RingStep(int64_t t) {
       pend_since_ = open_closed_at_ + 1;
       open_ = RingRun{};
       open_full_ = false;
-      changed = true;
       continue;
     }
     if (requested_ >= size || open_full_) break;
@@ -283,7 +280,6 @@ bool Replay::RingStep(int64_t t) {
       open_full_ = true;
       open_closed_at_ = c;
     }
-    changed = true;
   }
   // With no take in between, the burst closes its run at the MRRS boundary, at its last free
   // slot or at the program's end: the loop comes back then (or earlier, at any take).
@@ -296,7 +292,6 @@ bool Replay::RingStep(int64_t t) {
                                     static_cast<int64_t>(size - requested_) - 1});
     if (free > 0) Wake(c + ahead, t);
   }
-  return changed;
 }
 
 void Replay::Give(uint8_t mask, int64_t t) {
