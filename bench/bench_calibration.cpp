@@ -29,6 +29,7 @@
 #include "device/pcie_link.h"
 #include "devices/devices_gen.h"
 #include "isa/codec.h"
+#include "isa/disassembler.h"
 #include "recording_backend.h"
 #include "runtime/device_backend.h"
 #include "sc_models/model_device/timing_model.h"
@@ -127,6 +128,19 @@ std::vector<Row> Load(const std::string& path) {
   return rows;
 }
 
+// The program of the case named `label`, one instruction a line with its index.
+int PrintProgram(const std::vector<Row>& rows, const std::string& label) {
+  for (const Row& r : rows) {
+    if (r.label != label) continue;
+    for (size_t i = 0; i < r.program.size(); ++i) {
+      std::printf("%5zu  %s\n", i, isa::Disassemble(r.program[i]).c_str());
+    }
+    return 0;
+  }
+  std::fprintf(stderr, "bench_calibration: --disassemble %s: no such case\n", label.c_str());
+  return 2;
+}
+
 double Median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -195,7 +209,7 @@ int main(int argc, char** argv) {
   using namespace tpu;
   CLI::App app{"The timing model against the RTL: cycles per program, and the error"};
   std::string device_name = devices::kDefaultDevice, cases = "full", pcie = "gen3x16";
-  std::string networks = TPU_CALIBRATION_NETWORKS, save, from;
+  std::string networks = TPU_CALIBRATION_NETWORKS, save, from, disassemble;
   bool check = false;
   app.add_option("--device", device_name, "device configuration (isa/devices.json)");
   app.add_option("--cases", cases, "short or full")->check(CLI::IsMember({"short", "full"}));
@@ -203,6 +217,8 @@ int main(int argc, char** argv) {
   app.add_option("--networks", networks, "directory of the generated example networks");
   app.add_option("--save", save, "write the programs and the RTL's figures to this file");
   app.add_option("--from", from, "estimate the programs of a --save file (no RTL run)");
+  app.add_option("--disassemble", disassemble,
+                 "print this case's program (with --from) instead of the table");
   app.add_flag("--check", check, "exit 1 when an error leaves the documented bound");
   app.add_option("--worst-bound", bench::worst_bound, "bound of every case's |error|, percent")
       ->check(CLI::PositiveNumber);
@@ -228,6 +244,7 @@ int main(int argc, char** argv) {
                                        networks)
                      : bench::Load(from);
     if (!save.empty()) bench::Save(save, rows);
+    if (!disassemble.empty()) return bench::PrintProgram(rows, disassemble);
     return bench::Report(*device, link, rows, check);
   } catch (const std::invalid_argument& e) {
     std::cerr << "bench_calibration: " << e.what() << "\n";

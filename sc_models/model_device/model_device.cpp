@@ -303,6 +303,15 @@ void ModelDevice::FetchAndExecute() {
   const size_t begin = words_.size();
   bool fetch_failed = false;
   uint8_t bytes[kSlotBytes];
+  // Room for the slots the host made available at once (a whole program in one allocation);
+  // a program streamed in pieces still grows geometrically.
+  const size_t available = (tail - fetch_) & mask;
+  if (words_.capacity() < begin + available) {
+    words_.reserve(std::max(begin + available, 2 * words_.capacity()));
+  }
+  if (executed_.capacity() < begin + available) {
+    executed_.reserve(std::max(begin + available, 2 * executed_.capacity()));
+  }
   while (fetch_ != tail) {
     const uint64_t address = base + kSlotBytes * fetch_;
     if (host.Faults(address, kSlotBytes) || address > host.size() - kSlotBytes) {

@@ -26,11 +26,6 @@ constexpr int64_t kDecodeCycles = 2;      // ring beat -> decode register -> dis
 constexpr int64_t kUbReadCycles = 2;      // UB read request -> row offered to the MXU
 constexpr int64_t kMxuExtraCycles = 2;    // MXU 2N latency + accumulator write -> tokens
 constexpr int64_t kWfifoCycles = 2;       // DRAM beat -> row at the FIFO's head
-constexpr int64_t kTileSwitchCycles = 2;  // tile switch: last row after the bank drained
-// FIFO room freed by a tile's last row -> the weight unit's next tile request: the FIFO's
-// registered row count and the request path. Fitted to the batch-1 dense layers at N = 8, where
-// this loop bounds the tile rate (docs/model_calibration.md).
-constexpr int64_t kFifoRoomCycles = 20;
 constexpr int64_t kDramLatency = 20;      // sys::SystemConfig::dram_latency_cycles
 constexpr int64_t kActCycles = 16;        // ACTIVATE: parameter rows, pipeline fill and drain
 constexpr int64_t kPoolCycles = 4;        // pooling's extra pipeline stages
@@ -38,6 +33,12 @@ constexpr int64_t kDmaCycles = 4;         // a DMA instruction's own start and f
 constexpr int64_t kWriteIdleGap = 4;      // write engine: a run is sent after 4 idle cycles
 constexpr int64_t kWriteFifoBytes = 512;  // write engine data FIFO (32 beats of 16 bytes)
 constexpr int64_t kHaltCycles = 2;        // all idle -> done
+// Instruction fetch (tpu_host_ring, client 1 of tpu_host_dma_rd): two MRds outstanding, a tag
+// held until the MRd's last slot moves into the three-slot output FIFO, free again two cycles
+// after the decoder took the slot that made room for it.
+constexpr int64_t kRingTags = 2;
+constexpr int64_t kRingOutputSlots = 3;
+constexpr int64_t kRingTagCycles = 2;
 
 enum UnitIndex { kDma = 0, kWeights = 1, kMatrix = 2, kAct = 3, kUnits = 4 };
 
@@ -67,11 +68,19 @@ class Replay {
         rows_per_beat_(static_cast<double>(device.dram_width_bits) / (8.0 * device.limits.n)),
         beats_per_tile_(std::max<int64_t>(
             1, device.limits.n * device.limits.n * 8 / device.dram_width_bits)),
-        arrival_(program.size(), kNever) {}
+        slots_per_mrd_(std::max<int64_t>(1, host.max_read_request / 16)),
+        dma_read_window_(static_cast<double>(std::max<int64_t>(1, device.dma_tags - kRingTags) *
+                                             host.max_read_request)),
+        arrival_(program.size(), kNever),
+        taken_at_(program.size(), kNever) {}
 
   TimingEstimate Run();
 
  private:
+  struct RingRun {  // slots [first, last] coalesced into one MRd
+    int64_t first = -1;
+    int64_t last = -1;
+  };
   struct Unit {
     std::deque<std::pair<size_t, int64_t>> queue;  // instruction, time it entered
     int64_t held = -1;                              // instruction in the register
@@ -83,8 +92,12 @@ class Replay {
     int64_t tile = 0;
   };
 
-  // Instruction fetch: the ring's bursts of slot reads (docs/host_if.md section 5).
-  void RingFetch(int64_t t);
+  // Instruction fetch: the ring's bursts of slot reads (docs/host_if.md section 5), one slot
+  // request a cycle, caught up to t.
+  void RingStep(int64_t t);
+  int64_t RingTagFreeAt() const;
+  void RingIssue(const RingRun& run, int64_t sent);
+  int64_t RingTaken(int64_t c);
   bool Dispatch(int64_t t);
   bool StepUnit(int u, int64_t t);
   // Starts the held, granted instruction of unit u at t; false if it must wait (a weight tile
@@ -115,11 +128,22 @@ class Replay {
   const int64_t comp_depth_;
   const double rows_per_beat_;
   const int64_t beats_per_tile_;
+  const int64_t slots_per_mrd_;
+  const double dma_read_window_;  // bytes client 0 may have requested and not received
 
-  // Ring.
-  std::vector<int64_t> arrival_;  // instruction i usable by the decoder from then
-  size_t requested_ = 0;          // slots requested so far
-  std::deque<int64_t> ring_mrd_done_;  // last arrival of the ring's MRds (2 tags)
+  // Ring (tpu_host_ring and client 1 of tpu_host_dma_rd).
+  std::vector<int64_t> arrival_;   // instruction i usable by the decoder from then
+  std::vector<int64_t> taken_at_;  // cycle the decoder took slot i
+  size_t taken_ptr_ = 0;           // slots before it taken by the last RingTaken's cycle
+  size_t requested_ = 0;           // slots requested so far
+  bool burst_ = false;             // a burst of slot requests is running
+  int64_t last_request_ = -1;      // cycle of the last slot request
+  RingRun open_;                   // the run being coalesced
+  bool open_full_ = false;         // ... ended (MRRS boundary or last of a burst)
+  int64_t open_closed_at_ = 0;     // ... in this cycle
+  RingRun pend_;                   // the closed run waiting for a tag
+  int64_t pend_since_ = 0;         // ... offered from then
+  std::deque<int64_t> ring_tags_;  // last slot of each ring MRd holding a tag
 
   // Dispatcher.
   size_t next_ = 0;
@@ -143,6 +167,12 @@ class Replay {
   std::vector<int64_t> matmul_done_;
   // DMA: the write engine is empty from then (reads wait for it).
   int64_t write_empty_ = 0;
+  // The last READ_HOST's stream of completions (ring MRds queue behind what it requested).
+  struct DmaRead {
+    int64_t first_mrd = 0;
+    double first_data = 0, last_data = -1, bytes = 0;
+    double request_rate = 0;  // bytes the core requests a cycle
+  } dma_read_;
 
   int64_t wake_ = kNever;
   std::vector<std::pair<int64_t, int64_t>> dep_waits_;  // [begin, end) waiting for tokens
@@ -150,40 +180,118 @@ class Replay {
   uint64_t stall_weights_ = 0, stall_act_in_ = 0, stall_dma_ = 0;
 };
 
-void Replay::RingFetch(int64_t t) {
-  // Slots requested and not yet taken by the decoder; a burst starts when half the buffer is
-  // free or the rest of the program fits.
-  const size_t size = program_.size();
-  if (requested_ >= size) return;
-  const int64_t outstanding = static_cast<int64_t>(requested_) - static_cast<int64_t>(next_);
-  const int64_t free = ring_slots_ - outstanding;
-  const int64_t rest = static_cast<int64_t>(size - requested_);
-  if (free < ring_slots_ / 2 && rest > free) return;
-  const int64_t count = std::min(free, rest);
-  const int64_t slots_per_mrd = std::max<int64_t>(1, host_.max_read_request / 16);
-  const double slot_cycles = 16.0 / host_.read_bytes_per_cycle;
-  int64_t issue = t + 1;  // one slot request per cycle
-  int64_t done = 0;
-  while (done < count) {
-    // An MRd ends at an MRRS boundary of the ring or at the end of the burst.
-    const int64_t slot = static_cast<int64_t>(requested_);
-    const int64_t in_mrd = std::min(count - done, slots_per_mrd - slot % slots_per_mrd);
-    int64_t sent = issue + in_mrd;
-    if (ring_mrd_done_.size() >= 2) {
-      sent = std::max(sent, ring_mrd_done_.front());
-      ring_mrd_done_.pop_front();
-    }
-    const double first = static_cast<double>(sent) + host_.read_latency;
-    int64_t last = sent;
-    for (int64_t k = 0; k < in_mrd; ++k) {
-      last = static_cast<int64_t>(first + slot_cycles * static_cast<double>(k));
-      arrival_[requested_++] = last;
-    }
-    ring_mrd_done_.push_back(last);
-    issue += in_mrd;
-    done += in_mrd;
+// Slots the decoder has taken by cycle c (c never decreases from one call to the next): the
+// dispatched instructions it took by then, and the next one once it sits in its register.
+int64_t Replay::RingTaken(int64_t c) {
+  while (taken_ptr_ < next_ && taken_at_[taken_ptr_] <= c) ++taken_ptr_;
+  int64_t taken = static_cast<int64_t>(taken_ptr_);
+  if (taken_ptr_ == next_ && next_ < program_.size() && arrival_[next_] < c &&
+      last_dispatch_ <= c) {
+    ++taken;
   }
-  e_.pcie_bytes_to_device += static_cast<uint64_t>(count) * 16;
+  return taken;
+}
+
+// A ring MRd keeps its tag until its last slot has been read out of the completion buffer into
+// the ring's three-entry output FIFO: the decoder has taken the slot three before it. The cycle
+// from which a tag is free, kNever while the slot that frees it is not yet dispatched.
+int64_t Replay::RingTagFreeAt() const {
+  if (ring_tags_.size() < static_cast<size_t>(kRingTags)) return 0;
+  const int64_t last = ring_tags_.front();
+  int64_t at = arrival_[static_cast<size_t>(last)] + 1;
+  const int64_t freeing = last - kRingOutputSlots;
+  if (freeing >= 0) {
+    const int64_t taken = taken_at_[static_cast<size_t>(freeing)];
+    if (taken >= kNever) return kNever;
+    at = std::max(at, taken + kRingTagCycles);
+  }
+  return at;
+}
+
+void Replay::RingIssue(const RingRun& run, int64_t sent) {
+  if (ring_tags_.size() >= static_cast<size_t>(kRingTags)) ring_tags_.pop_front();
+  const double slot_cycles = 16.0 / host_.read_bytes_per_cycle;
+  double first = static_cast<double>(sent) + host_.read_latency;
+  // The host answers reads in order over one link: a ring MRd sent while a READ_HOST streams
+  // gets its completions after those of every MRd the DMA sent before it. Client 0 keeps at
+  // most its tags' worth of bytes requested and not received.
+  const DmaRead& d = dma_read_;
+  if (static_cast<double>(sent) >= static_cast<double>(d.first_mrd) &&
+      static_cast<double>(sent) < d.last_data) {
+    const double rate = host_.read_bytes_per_cycle;
+    const double since = static_cast<double>(sent - d.first_mrd);
+    const double received = std::max(0.0, static_cast<double>(sent) - d.first_data) * rate;
+    const double requested =
+        std::min({d.bytes, since * d.request_rate + 16.0, received + dma_read_window_});
+    first = std::max(first, d.first_data + requested / rate + slot_cycles);
+  }
+  for (int64_t k = run.first; k <= run.last; ++k) {
+    arrival_[static_cast<size_t>(k)] =
+        static_cast<int64_t>(first + slot_cycles * static_cast<double>(k - run.first));
+  }
+  ring_tags_.push_back(run.last);
+  wake_ = std::min(wake_, arrival_[static_cast<size_t>(run.first)] + kDecodeCycles);
+  e_.pcie_bytes_to_device += static_cast<uint64_t>(run.last - run.first + 1) * 16;
+}
+
+// Catches the ring up to cycle t: the slot requests of every cycle since the last call (one a
+// cycle; nothing but a take, which happens only at the loop's times, changes how many are
+// free), the runs they close and the MRds that leave. Wakes the loop when the next run closes.
+void Replay::RingStep(int64_t t) {
+  const size_t size = program_.size();
+  for (;;) {
+    // The waiting run's MRd leaves the cycle after it closed, once a ring tag is free.
+    if (pend_.first >= 0) {
+      const int64_t free_at = RingTagFreeAt();
+      const int64_t sent = std::max(pend_since_, free_at);
+      if (sent > t) {
+        if (free_at < kNever) Wake(sent, t);
+      } else {
+        RingIssue(pend_, sent);
+        pend_ = RingRun{};
+      }
+    }
+    // A closed run moves into the waiting register once that is empty.
+    if (open_full_ && pend_.first < 0) {
+      pend_ = open_;
+      pend_since_ = open_closed_at_ + 1;
+      open_ = RingRun{};
+      open_full_ = false;
+      continue;
+    }
+    if (requested_ >= size || open_full_) break;
+    // The next request: in a running burst the cycle after the last one; otherwise a burst
+    // starts when half the slots are free or the rest of the program fits, checked now.
+    const int64_t c = burst_ ? last_request_ + 1 : t;
+    if (c > t) break;
+    const int64_t free = ring_slots_ - (static_cast<int64_t>(requested_) - RingTaken(c));
+    const int64_t avail = static_cast<int64_t>(size - requested_);
+    if (free <= 0 || (!burst_ && free < ring_slots_ / 2 && free < avail)) {
+      if (burst_) last_request_ = c;  // the burst goes on once a slot is free
+      break;
+    }
+    const int64_t slot = static_cast<int64_t>(requested_++);
+    last_request_ = c;
+    if (open_.first < 0) open_.first = slot;
+    open_.last = slot;
+    const bool last = avail == 1 || free == 1;
+    burst_ = !last;
+    if (last || (slot + 1) % slots_per_mrd_ == 0) {
+      open_full_ = true;
+      open_closed_at_ = c;
+    }
+  }
+  // With no take in between, the burst closes its run at the MRRS boundary, at its last free
+  // slot or at the program's end: the loop comes back then (or earlier, at any take).
+  if (burst_ && !open_full_ && requested_ < size) {
+    const int64_t c = last_request_ + 1;
+    const int64_t free = ring_slots_ - (static_cast<int64_t>(requested_) - RingTaken(t));
+    const int64_t slot = static_cast<int64_t>(requested_);
+    const int64_t ahead = std::min({std::max<int64_t>(free - 1, 0),
+                                    slots_per_mrd_ - 1 - slot % slots_per_mrd_,
+                                    static_cast<int64_t>(size - requested_) - 1});
+    if (free > 0) Wake(c + ahead, t);
+  }
 }
 
 void Replay::Give(uint8_t mask, int64_t t) {
@@ -237,9 +345,10 @@ bool Replay::Dispatch(int64_t t) {
     if (unit.queue.size() >= kQueueDepth) return false;
     unit.queue.emplace_back(next_, t);
   }
+  // The decoder took this slot when the previous instruction left its register.
+  taken_at_[next_] = std::max(arrival_[next_], last_dispatch_);
   ++next_;
   last_dispatch_ = t;
-  RingFetch(t);
   return true;
 }
 
@@ -312,6 +421,8 @@ void Replay::StartReadHost(Unit& unit, const isa::ReadHost& rh, int64_t t) {
                               static_cast<double>(t + 1 + beats));
   // The LUT takes one byte a cycle.
   if (rh.target == isa::Target::kLut) last_data = std::max(last_data, first_data + rh.length);
+  dma_read_ = DmaRead{mrd, first_data, last_data, static_cast<double>(bytes16),
+                      static_cast<double>(n_)};
   const int64_t end = static_cast<int64_t>(last_data) + kDmaCycles;
   stall_dma_ += static_cast<uint64_t>(std::max<int64_t>(0, end - t - beats - kDmaCycles));
   e_.pcie_bytes_to_device += static_cast<uint64_t>(bytes16);
@@ -343,7 +454,7 @@ bool Replay::StartWeights(Unit& unit, const isa::ReadWeights& rw, int64_t t) {
     if (k >= static_cast<size_t>(kFifoTiles)) {
       const size_t old = k - kFifoTiles;
       if (old >= last_beat_.size()) return false;  // not yet loaded into the MXU
-      at = std::max(at, last_beat_[old] + 1 + kFifoRoomCycles);
+      at = std::max(at, last_beat_[old] + 1);
     }
     if (at > t) {
       Wake(at, t);
@@ -372,7 +483,7 @@ void Replay::MxuLoad() {
     int64_t start = static_cast<int64_t>(first_row);
     if (k > 0) start = std::max(start, last_beat_[k - 1] + 1);
     int64_t last = std::max(start + n_ - 1, static_cast<int64_t>(last_row));
-    if (k > 0) last = std::max(last, flip_[k - 1] + n_ - 1 + kTileSwitchCycles);
+    if (k > 0) last = std::max(last, flip_[k - 1] + n_ - 1);
     last_beat_.push_back(last);
   }
 }
@@ -420,8 +531,7 @@ void Replay::StartActivate(Unit& unit, const isa::Activate& a, int64_t t) {
 
 TimingEstimate Replay::Run() {
   if (program_.empty()) return e_;
-  RingFetch(0);
-  int64_t t = 0;
+  int64_t t = 1;  // the doorbell: the first slot request a cycle later
   while (!halted_) {
     // Gives become takeable.
     for (auto it = gives_.begin(); it != gives_.end();) {
@@ -440,6 +550,8 @@ TimingEstimate Replay::Run() {
       MxuLoad();
     }
     if (halted_) break;
+    // After every take at t: what the ring fetches arrives later, nothing else moves at t.
+    RingStep(t);
     // Anything still to finish wakes the loop when it does (HALT and SYNC wait for idle).
     for (const Unit& unit : units_) Wake(unit.busy_until + 1, t);
     for (const auto& g : gives_) Wake(g.first, t);
