@@ -79,6 +79,10 @@ module tpu_host_dma #(
   output logic         rd_busy_o,         // read requests in flight or waiting
   output logic         cpl_unexpected_o,  // pulse: a completion without a request was dropped
   output logic         timeout_o,         // pulse: a read timed out
+  output logic         rd_fail_o,         // pulse: a client's read failed (tpu_host_dma_rd)
+  output logic [3:0]   rd_fail_cause_o,   // ... why (DMA_ERROR_CAUSE.cause)
+  output logic         rd_fail_client_o,  // ... whose: 0 core, 1 ring
+  output logic [7:0]   rd_fail_tag_o,     // ... its tag
   output logic [15:0]  rx_drop_count_o    // received TLPs dropped (saturates)
 );
 
@@ -191,7 +195,11 @@ module tpu_host_dma #(
     .cpl_data_i       (cpl_data),
     .busy_o           (rd_busy_o),
     .cpl_unexpected_o (cpl_unexpected_o),
-    .timeout_o        (timeout_o)
+    .timeout_o        (timeout_o),
+    .fail_o           (rd_fail_o),
+    .fail_cause_o     (rd_fail_cause_o),
+    .fail_client_o    (rd_fail_client_o),
+    .fail_tag_o       (rd_fail_tag_o)
   );
 
   // A client-0 read taken closes the write engine's open run (it is sent at once).
