@@ -42,9 +42,9 @@
 // is an orphan from the start.
 //
 // Failure report: fail_o pulses when a request a client still waits for (not an orphan)
-// fails for the first time, with the cause (tpu_regs_pkg::DmaErrorCauseCause*: UR, CA, another
-// non-SC status, malformed, poisoned, timeout), the client and the tag (the register file keeps
-// the first, DMA_ERROR_CAUSE). A completion's failure wins over a timeout in the same cycle
+// fails for the first time, with what failed it (fail_kind_o: a completion with status
+// fail_status_o, SC for one that breaks the rules; a poisoned CplD; a timeout), the client and
+// the tag (the register file keeps the first as DMA_ERROR_CAUSE). A completion's failure wins over a timeout in the same cycle
 // (that one is not reported: only the first failure matters).
 //
 // Tag quarantine: a tag whose request timed out is not issued again until Quarantine cycles
@@ -105,7 +105,8 @@ module tpu_host_dma_rd #(
   output logic                      cpl_unexpected_o, // pulse: a completion was dropped
   output logic                      timeout_o,        // pulse: a request timed out
   output logic                      fail_o,           // pulse: a client's request failed
-  output logic [3:0]                fail_cause_o,     // ... why (DMA_ERROR_CAUSE.cause)
+  output logic [1:0]                fail_kind_o,      // ... 0 completion, 1 poisoned, 2 timeout
+  output logic [2:0]                fail_status_o,    // ... the completion's status (kind 0)
   output logic                      fail_client_o,    // ... whose (0 or 1)
   output logic [7:0]                fail_tag_o        // ... its tag
 );
@@ -595,31 +596,17 @@ module tpu_host_dma_rd #(
   // Failure report
   // ---------------------------------------------------------------------------------------
   logic            cpl_fail_new, poison_new, tmo_new;
-  logic [3:0]      cpl_fail_cause;
   logic [TagW-1:0] fail_tag;
 
   assign cpl_fail_new = cpl_fail && !err_q[beat_tag] && !orphan_q[beat_tag];
   assign poison_new   = cpl_poison && !err_q[beat_tag] && !orphan_q[beat_tag];
   assign tmo_new      = tmo && !err_q[scan_q] && !orphan_q[scan_q];
 
-  // A failing first beat names its status; a successful one that breaks the rules, or a
-  // TLP whose beats do not match its length, is malformed.
-  always_comb begin
-    cpl_fail_cause = tpu_regs_pkg::DmaErrorCauseCauseMalformed;
-    if (cpl_first_i && cpl_status_i != 3'b000) begin
-      unique case (cpl_status_i)
-        3'b001:  cpl_fail_cause = tpu_regs_pkg::DmaErrorCauseCauseUr;
-        3'b100:  cpl_fail_cause = tpu_regs_pkg::DmaErrorCauseCauseCa;
-        default: cpl_fail_cause = tpu_regs_pkg::DmaErrorCauseCauseStatus;
-      endcase
-    end
-  end
-
   assign fail_tag      = (cpl_fail_new || poison_new) ? beat_tag : scan_q;
   assign fail_o        = cpl_fail_new || poison_new || tmo_new;
-  assign fail_cause_o  = cpl_fail_new ? cpl_fail_cause :
-                         poison_new   ? tpu_regs_pkg::DmaErrorCauseCausePoisoned :
-                                        tpu_regs_pkg::DmaErrorCauseCauseTimeout;
+  assign fail_kind_o   = cpl_fail_new ? 2'd0 : poison_new ? 2'd1 : 2'd2;
+  // A later beat of a TLP fails on its length only: its first beat's status was SC.
+  assign fail_status_o = cpl_first_i ? cpl_status_i : 3'b000;
   assign fail_client_o = client_q[fail_tag];
   assign fail_tag_o    = 8'(fail_tag);
 

@@ -104,7 +104,8 @@ module tpu_host_if #(
   logic [255:0] rd_rsp_data;
   logic         rd_busy, cpl_unexpected, rd_timeout;
   logic         rd_fail, rd_fail_client;
-  logic [3:0]   rd_fail_cause;
+  logic [1:0]   rd_fail_kind;
+  logic [2:0]   rd_fail_status;
   logic [7:0]   rd_fail_tag;
   // watchdog
   logic         progress;
@@ -219,7 +220,8 @@ module tpu_host_if #(
     .cpl_unexpected_o (cpl_unexpected),
     .timeout_o        (rd_timeout),
     .rd_fail_o        (rd_fail),
-    .rd_fail_cause_o  (rd_fail_cause),
+    .rd_fail_kind_o   (rd_fail_kind),
+    .rd_fail_status_o (rd_fail_status),
     .rd_fail_client_o (rd_fail_client),
     .rd_fail_tag_o    (rd_fail_tag),
     .rx_drop_count_o  (rx_drop_count_o)
@@ -258,7 +260,8 @@ module tpu_host_if #(
     .ring_head_i        (ring_head),
     .dma_busy_i         (dma_busy_o),
     .dma_fail_i         (rd_fail),
-    .dma_fail_cause_i   (rd_fail_cause),
+    .dma_fail_kind_i    (rd_fail_kind),
+    .dma_fail_status_i  (rd_fail_status),
     .dma_fail_client_i  (rd_fail_client),
     .dma_fail_tag_i     (rd_fail_tag),
     .progress_i         (progress),

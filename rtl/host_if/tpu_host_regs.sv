@@ -65,7 +65,8 @@ module tpu_host_regs #(
   input  logic [SlotW-1:0]  ring_head_i,         // next slot the ring fetcher fetches
   input  logic              dma_busy_i,          // the DMA engine has requests in flight
   input  logic              dma_fail_i,          // pulse: a client's DMA read failed
-  input  logic [3:0]        dma_fail_cause_i,    // ... why (DMA_ERROR_CAUSE.cause)
+  input  logic [1:0]        dma_fail_kind_i,     // ... 0 completion, 1 poisoned, 2 timeout
+  input  logic [2:0]        dma_fail_status_i,   // ... the completion's status (kind 0)
   input  logic              dma_fail_client_i,   // ... whose: 0 core, 1 ring
   input  logic [7:0]        dma_fail_tag_i,      // ... its tag
   input  logic              progress_i,          // the device made progress (watchdog)
@@ -262,14 +263,31 @@ module tpu_host_regs #(
   assign fetch_err_d   = !soft_reset && (fetch_err_q || fetch_err_new);
   assign wdog_err_d    = !soft_reset && (wdog_err_q || wdog_err_new);
 
-  // DMA_ERROR_CAUSE: the first failure since the soft reset (cause NONE until then).
+  // DMA_ERROR_CAUSE: the first failure since the soft reset (cause NONE until then). A failed
+  // completion with status SC broke the rules (malformed).
+  logic [3:0] dma_fail_cause;
+
+  always_comb begin
+    dma_fail_cause = tpu_regs_pkg::DmaErrorCauseCauseTimeout;
+    if (dma_fail_kind_i == 2'd1) begin
+      dma_fail_cause = tpu_regs_pkg::DmaErrorCauseCausePoisoned;
+    end else if (dma_fail_kind_i == 2'd0) begin
+      unique case (dma_fail_status_i)
+        3'b000:  dma_fail_cause = tpu_regs_pkg::DmaErrorCauseCauseMalformed;
+        3'b001:  dma_fail_cause = tpu_regs_pkg::DmaErrorCauseCauseUr;
+        3'b100:  dma_fail_cause = tpu_regs_pkg::DmaErrorCauseCauseCa;
+        default: dma_fail_cause = tpu_regs_pkg::DmaErrorCauseCauseStatus;
+      endcase
+    end
+  end
+
   always_comb begin
     dma_cause_d = dma_cause_q;
     if (dma_fail_i && !soft_reset_q &&
         dma_cause_q[tpu_regs_pkg::DmaErrorCauseCauseLsb +: 4] ==
             tpu_regs_pkg::DmaErrorCauseCauseNone) begin
       dma_cause_d = '0;
-      dma_cause_d[tpu_regs_pkg::DmaErrorCauseCauseLsb +: 4] = dma_fail_cause_i;
+      dma_cause_d[tpu_regs_pkg::DmaErrorCauseCauseLsb +: 4] = dma_fail_cause;
       dma_cause_d[tpu_regs_pkg::DmaErrorCauseRequesterLsb +: 2] =
           dma_fail_client_i ? tpu_regs_pkg::DmaErrorCauseRequesterRing :
                               tpu_regs_pkg::DmaErrorCauseRequesterCore;
