@@ -44,18 +44,28 @@ uint64_t ParseSeed(const std::string& value) {
 }  // namespace
 
 const char* const kPcieFaultsForm =
-    "KEY=VALUE[,KEY=VALUE...] with KEY in tlp_corrupt, tlp_drop, dllp_corrupt, dllp_drop "
-    "(probabilities 0..0.5) and seed (a whole number), e.g. "
+    "KEY=VALUE[,KEY=VALUE...] with KEY in tlp_corrupt, tlp_drop, dllp_corrupt, dllp_drop, "
+    "cpl_ur, cpl_ca, cpl_poison, cpl_drop (probabilities 0..0.5) and seed (a whole number), e.g. "
     "tlp_corrupt=1e-3,tlp_drop=1e-3,dllp_corrupt=1e-3,dllp_drop=1e-3,seed=7";
 
 bool PcieFaults::any() const {
-  return tlp_corrupt > 0 || tlp_drop > 0 || dllp_corrupt > 0 || dllp_drop > 0;
+  return tlp_corrupt > 0 || tlp_drop > 0 || dllp_corrupt > 0 || dllp_drop > 0 ||
+         completion_any();
+}
+
+bool PcieFaults::completion_any() const {
+  return cpl_ur > 0 || cpl_ca > 0 || cpl_poison > 0 || cpl_drop > 0;
 }
 
 std::string PcieFaults::ToString() const {
   std::ostringstream s;
   s << "tlp_corrupt=" << tlp_corrupt << ",tlp_drop=" << tlp_drop
-    << ",dllp_corrupt=" << dllp_corrupt << ",dllp_drop=" << dllp_drop << ",seed=" << seed;
+    << ",dllp_corrupt=" << dllp_corrupt << ",dllp_drop=" << dllp_drop;
+  if (completion_any()) {
+    s << ",cpl_ur=" << cpl_ur << ",cpl_ca=" << cpl_ca << ",cpl_poison=" << cpl_poison
+      << ",cpl_drop=" << cpl_drop;
+  }
+  s << ",seed=" << seed;
   return s.str();
 }
 
@@ -80,6 +90,14 @@ PcieFaults ParsePcieFaults(const std::string& text) {
       faults.dllp_corrupt = ParseProbability(key, value);
     } else if (key == "dllp_drop") {
       faults.dllp_drop = ParseProbability(key, value);
+    } else if (key == "cpl_ur") {
+      faults.cpl_ur = ParseProbability(key, value);
+    } else if (key == "cpl_ca") {
+      faults.cpl_ca = ParseProbability(key, value);
+    } else if (key == "cpl_poison") {
+      faults.cpl_poison = ParseProbability(key, value);
+    } else if (key == "cpl_drop") {
+      faults.cpl_drop = ParseProbability(key, value);
     } else if (key == "seed") {
       faults.seed = ParseSeed(value);
     } else {
@@ -87,6 +105,9 @@ PcieFaults ParsePcieFaults(const std::string& text) {
     }
   }
   if (text.back() == ',') Fail("'" + text + "' ends with a comma");
+  if (faults.cpl_ur + faults.cpl_ca + faults.cpl_poison + faults.cpl_drop > kMaxProbability) {
+    Fail("cpl_ur + cpl_ca + cpl_poison + cpl_drop is above 0.5");
+  }
   return faults;
 }
 

@@ -359,7 +359,8 @@ bool ModelDevice::RecordDmaCause(uint32_t requester) {
   using Kind = model::HostMemory::FaultKind;
   // A read never answered stalls the device: the watchdog fires first when it is shorter
   // than the completion timeout (the DMA error is then never reported).
-  if (*kind == Kind::kNoCompletion && watchdog_ != 0 && watchdog_ < kCompletionTimeoutCycles) {
+  if (*kind == Kind::kNoCompletion && watchdog_ != 0 &&
+      int64_t{watchdog_} < device_.timeout) {
     return true;
   }
   if (dma_cause_ != 0) return false;

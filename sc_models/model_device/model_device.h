@@ -44,9 +44,6 @@ class ModelDevice : public device::DeviceBus {
 
   // Where the host's interrupt controller takes MSIs (the root complex's, sc_models).
   static constexpr uint64_t kMsiAddress = 0xFEE0'0000;
-  // The RTL's completion timeout (tpu_host_dma_rd Timeout), cycles: a read never answered
-  // (model::HostMemory::FaultKind::kNoCompletion) fails after it unless the watchdog is shorter.
-  static constexpr uint32_t kCompletionTimeoutCycles = 65536;
 
   // Throws std::invalid_argument for a configuration the ISA does not support.
   ModelDevice(const devices::DeviceConfig& device, const device::PcieLink& link);
@@ -92,7 +89,8 @@ class ModelDevice : public device::DeviceBus {
   void FinishModelError(const model::RunResult& result);
   // A DMA read or ring fetch failed on a fault range: records DMA_ERROR_CAUSE (the first
   // failure since the soft reset; tag 0) for `requester`; returns true when the failure is a
-  // read never answered that the watchdog stops first (then no cause is recorded).
+  // read never answered that the watchdog stops first, being shorter than the configuration's
+  // completion timeout (DeviceConfig::timeout; then no cause is recorded).
   bool RecordDmaCause(uint32_t requester);
   void RaiseEvent(uint32_t irq_bits, double at_ns);
   void SendMsi(double at_ns);
