@@ -190,10 +190,10 @@ std::string DmaCauseText(uint32_t dma_cause) {
 std::string ErrorSummary(const DeviceError& e) {
   if (e.hung()) return "no answer (hung)";
   std::string s = regs::ErrorCodeName(e.code());
-  if (e.dma_cause() != 0) s += " [" + DmaCauseText(e.dma_cause()) + "]";
   if (e.code() != regs::kErrRingFetchError && e.code() != regs::kErrWatchdog) {
     s += " at instruction " + std::to_string(e.index());
   }
+  if (e.dma_cause() != 0) s += " [" + DmaCauseText(e.dma_cause()) + "]";
   return s;
 }
 
@@ -389,7 +389,6 @@ void Device::ThrowError(const std::vector<isa::Instr>& program) {
                         code == regs::kErrRingFetchError;
   const uint32_t dma_cause = dma_code ? bus_.ReadRegister(regs::kDmaErrorCause) : 0;
   std::string what = "device reported " + regs::ErrorCodeName(code) + " (" + Hex(code, 2) + ")";
-  if (dma_cause != 0) what += " [" + DmaCauseText(dma_cause) + "]";
   if (code == regs::kErrWatchdog) {
     const uint32_t head = bus_.ReadRegister(regs::kRingHead);
     what += " after the core took " + std::to_string(head) +
@@ -406,6 +405,7 @@ void Device::ThrowError(const std::vector<isa::Instr>& program) {
       what += " (beyond the program's " + std::to_string(program.size()) + " instructions)";
     }
   }
+  if (dma_cause != 0) what += " [" + DmaCauseText(dma_cause) + "]";
   what += ": " + ErrorDoc(code);
   std::string detail;
   if (index < program.size() && code != regs::kErrRingFetchError && code != regs::kErrWatchdog) {

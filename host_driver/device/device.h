@@ -73,7 +73,7 @@ std::string DmaCauseText(uint32_t dma_cause);
 // The cause field's name ("UR", "CA", "STATUS", "POISONED", "TIMEOUT", "MALFORMED"; "NONE").
 std::string DmaCauseName(uint32_t dma_cause);
 
-// "DMA_ERROR [CA on a READ_HOST read (tag 3)] at instruction 7", "WATCHDOG": what the device
+// "DMA_ERROR at instruction 7 [CA on a READ_HOST read (tag 3)]", "WATCHDOG": what the device
 // reported, in one line (for reports of recovered errors).
 std::string ErrorSummary(const DeviceError& e);
 
@@ -102,8 +102,9 @@ struct RunResult {
 
 class Device {
  public:
-  // Reads ID, VERSION and the capabilities; throws DeviceError if the ID is not "TPU1" and
-  // std::invalid_argument if the options' host region cannot hold a ring.
+  // Reads ID, VERSION and the capabilities and writes WATCHDOG (options.watchdog_cycles);
+  // throws DeviceError if the ID is not "TPU1" and std::invalid_argument if the options' host
+  // region cannot hold a ring.
   Device(DeviceBus& bus, const DeviceOptions& options = {});
 
   const DeviceInfo& info() const { return info_; }

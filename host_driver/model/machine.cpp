@@ -187,7 +187,8 @@ Machine::Step Machine::Exec(const isa::ReadHost& instr) {
 
 Machine::Step Machine::Exec(const isa::WriteHost& instr) {
   Step step;
-  if (host_.TakeFault(instr.host, instr.length)) {
+  // (Not TakeFault: a posted write records no completion failure; DMA_ERROR_CAUSE stays.)
+  if (host_.Faults(instr.host, instr.length)) {
     step.status = RunStatus::kDeviceError;
     step.error = isa::Error::kDmaError;
     step.message = "host write failed";

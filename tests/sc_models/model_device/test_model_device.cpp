@@ -375,8 +375,8 @@ TEST(ModelDevice, RetryPolicyRecoversATransientFault) {
       const auto r = backend.RunDense(c.x, c.layer);
       EXPECT_EQ(r.output.data, want.data);
       ASSERT_EQ(r.stats.recovered_errors.size(), times);
-      EXPECT_CONTAINS(r.stats.recovered_errors[0], "DMA_ERROR [CA on a READ_HOST read");
-      EXPECT_CONTAINS(r.stats.recovered_errors[0], "at instruction");
+      EXPECT_CONTAINS(r.stats.recovered_errors[0], "DMA_ERROR at instruction ");
+      EXPECT_CONTAINS(r.stats.recovered_errors[0], " [CA on a READ_HOST read (tag 0)]");
     } else {
       try {
         backend.RunDense(c.x, c.layer);
