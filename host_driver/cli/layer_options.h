@@ -1,5 +1,6 @@
 // Options every layer command takes (--backend, --device, --check, --trace, --trace-window,
-// --report, --pcie, --pcie-faults, --retries), what they resolve to, and the report figures every layer run shares.
+// --report, --pcie, --pcie-faults, --retries), what they resolve to, and the report figures
+// every layer run shares.
 #ifndef TPU_HOST_DRIVER_CLI_LAYER_OPTIONS_H_
 #define TPU_HOST_DRIVER_CLI_LAYER_OPTIONS_H_
 

@@ -1,10 +1,12 @@
 #include "device/pcie_faults.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 namespace tpu::device {
 namespace {
@@ -82,22 +84,15 @@ PcieFaults ParsePcieFaults(const std::string& text) {
     const std::string key = Trimmed(item.substr(0, eq));
     const std::string value = Trimmed(item.substr(eq + 1));
     if (!seen.insert(key).second) Fail("'" + key + "' is given twice");
-    if (key == "tlp_corrupt") {
-      faults.tlp_corrupt = ParseProbability(key, value);
-    } else if (key == "tlp_drop") {
-      faults.tlp_drop = ParseProbability(key, value);
-    } else if (key == "dllp_corrupt") {
-      faults.dllp_corrupt = ParseProbability(key, value);
-    } else if (key == "dllp_drop") {
-      faults.dllp_drop = ParseProbability(key, value);
-    } else if (key == "cpl_ur") {
-      faults.cpl_ur = ParseProbability(key, value);
-    } else if (key == "cpl_ca") {
-      faults.cpl_ca = ParseProbability(key, value);
-    } else if (key == "cpl_poison") {
-      faults.cpl_poison = ParseProbability(key, value);
-    } else if (key == "cpl_drop") {
-      faults.cpl_drop = ParseProbability(key, value);
+    const std::pair<const char*, double*> probabilities[] = {
+        {"tlp_corrupt", &faults.tlp_corrupt}, {"tlp_drop", &faults.tlp_drop},
+        {"dllp_corrupt", &faults.dllp_corrupt}, {"dllp_drop", &faults.dllp_drop},
+        {"cpl_ur", &faults.cpl_ur}, {"cpl_ca", &faults.cpl_ca},
+        {"cpl_poison", &faults.cpl_poison}, {"cpl_drop", &faults.cpl_drop}};
+    const auto it = std::find_if(std::begin(probabilities), std::end(probabilities),
+                                 [&](const auto& p) { return key == p.first; });
+    if (it != std::end(probabilities)) {
+      *it->second = ParseProbability(key, value);
     } else if (key == "seed") {
       faults.seed = ParseSeed(value);
     } else {

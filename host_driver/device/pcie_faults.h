@@ -40,7 +40,8 @@ extern const char* const kPcieFaultsForm;
 
 // Parses "tlp_corrupt=1e-3,tlp_drop=1e-3,dllp_corrupt=1e-3,dllp_drop=1e-3,seed=7": any subset of
 // the keys, each at most once, probabilities in [0, 0.5] (above that no link trains), seed a
-// whole number; cpl_ur, cpl_ca, cpl_poison and cpl_drop likewise (their sum at most 0.5). Throws std::invalid_argument naming the bad key or value and the accepted form.
+// whole number; cpl_ur, cpl_ca, cpl_poison and cpl_drop likewise (their sum at most 0.5).
+// Throws std::invalid_argument naming the bad key or value and the accepted form.
 PcieFaults ParsePcieFaults(const std::string& text);
 
 // What the data link layer of one link direction counted (docs/pcie_link.md section 8). TLPs

@@ -44,8 +44,8 @@
 // Failure report: fail_o pulses when a request a client still waits for (not an orphan)
 // fails for the first time, with what failed it (fail_kind_o: a completion with status
 // fail_status_o, SC for one that breaks the rules; a poisoned CplD; a timeout), the client and
-// the tag (the register file keeps the first as DMA_ERROR_CAUSE). A completion's failure wins over a timeout in the same cycle
-// (that one is not reported: only the first failure matters).
+// the tag (the register file keeps the first as DMA_ERROR_CAUSE). A completion's failure wins
+// over a timeout in the same cycle (that one is not reported: only the first failure matters).
 //
 // Tag quarantine: a tag whose request timed out is not issued again until Quarantine cycles
 // after the timeout (quar_q; released by the same one-tag-per-cycle scan, so within

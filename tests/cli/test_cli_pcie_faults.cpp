@@ -155,7 +155,8 @@ TEST_F(PcieFaultsCli, PersistentCompletionFaultsExitOneNamingTheLayer) {
   {
     std::ofstream net(dir_ / "net.json");
     net << R"({"input": {"shape": [64, 128]}, "layers": [{"type": "dense", "name": "fc1",)"
-        << R"( "weights": ")" << w_ << R"(", "requant": {"multiplier": 1073741824, "shift": -8}}]})";
+        << R"( "weights": ")" << w_
+        << R"(", "requant": {"multiplier": 1073741824, "shift": -8}}]})";
   }
   const TpuRun run =
       RunTpu("run " + (dir_ / "net.json") + " --input " + x_ + " --output " + y_ +
@@ -183,6 +184,9 @@ TEST_F(PcieFaultsCli, MalformedSpecsAreRefusedNamingTheKeyOrValue) {
   ExpectRefused(layer + "tlp_drop=0.1,tlp_drop=0.2", {"'tlp_drop' is given twice"});
   ExpectRefused(layer + "tlp_drop=0.1,", {"ends with a comma"});
   ExpectRefused(layer + "''", {"is empty", form});
+  ExpectRefused(layer + "cpl_ur=0.3,cpl_ca=0.3",
+                {"cpl_ur + cpl_ca + cpl_poison + cpl_drop is above 0.5"});
+  ExpectRefused(layer + "cpl_drop=0.6", {"cpl_drop=0.6", "0 to 0.5"});
 }
 
 TEST_F(PcieFaultsCli, GoldenAndModelBackendsRefuseFaults) {

@@ -1,8 +1,9 @@
 // The root complex (sc_models/root_complex.h) over the link with the device-side endpoint
 // (sc_models/pcie_endpoint.h): device reads split at the read completion boundary and the max
 // payload size and reassembled (two configurations), their timing, device writes with byte
-// enables, UR for fault ranges (CA, poisoned and transient ones by their kind), MSI waking a waiting driver and the wait's timeout, BAR0
-// register reads and writes with the completion wait and its timeout, debug access.
+// enables, UR for fault ranges (CA, poisoned and transient ones by their kind), MSI waking a
+// waiting driver and the wait's timeout, BAR0 register reads and writes with the completion
+// wait and its timeout, debug access.
 #include <gtest/gtest.h>
 
 #include <cstdio>
