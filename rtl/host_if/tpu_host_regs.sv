@@ -237,7 +237,8 @@ module tpu_host_regs #(
   logic       doorbell_q;
 
   // Core events count unless the soft reset pulse is out (they come from the core before it
-  // resets) or a ring fetch error stopped the device (the first error wins).
+  // resets) or the host interface stopped the device: a ring fetch error or the watchdog (the
+  // first error wins).
   assign host_err         = fetch_err_q || wdog_err_q;
   assign core_events_on   = !soft_reset_q && !host_err;
   assign fetch_err_new    = ring_fetch_error_i && !host_err && !error_i && !soft_reset_q;
@@ -295,6 +296,7 @@ module tpu_host_regs #(
     end
     if (soft_reset) dma_cause_d = '0;
   end
+
   assign msi_request_d = !soft_reset && irq_enable_q && ((newly_set & irq_mask_q) != '0);
 
   // ---------------------------------------------------------------------------------------
