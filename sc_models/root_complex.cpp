@@ -30,7 +30,11 @@ bool Enabled(const Tlp& t, uint32_t d, int b) {
 }  // namespace
 
 RootComplex::RootComplex(sc_core::sc_module_name name, const RootComplexConfig& config)
-    : sc_core::sc_module(name), rx("rx"), tx("tx"), config_(config) {
+    : sc_core::sc_module(name),
+      rx("rx"),
+      tx("tx"),
+      config_(config),
+      fault_rng_(config.faults.seed ^ 0x636f6d706c6574ull) {  // "complet": its own stream
   if (config.bar0_address >= (uint64_t{1} << 32) || config.bar0_address % 4096 != 0) {
     throw std::invalid_argument("BAR0 must be 4 KiB aligned below 4 GiB");
   }
@@ -125,13 +129,52 @@ void RootComplex::OnRead(const Tlp& tlp) {
   PendingRead r{tlp, sc_core::sc_time_stamp() + Ns(config_.memory_latency_ns),
                 CompletionStatus::kSuccess};
   const uint64_t span_end = tlp.address + 4ull * tlp.length_dw;
+  using Kind = model::HostMemory::FaultKind;
   if (!CheckRequest(tlp, config_.max_payload, config_.max_read_request).empty() ||
-      span_end > memory_.size() || memory_.Faults(RequestFirstByte(tlp), RequestByteCount(tlp))) {
+      span_end > memory_.size()) {
     r.status = CompletionStatus::kUnsupportedRequest;
     ++stats_.unsupported_requests;
+  } else if (const std::optional<Kind> fault = CompletionFault(tlp)) {
+    switch (*fault) {
+      case Kind::kUnsupported:
+        r.status = CompletionStatus::kUnsupportedRequest;
+        ++stats_.unsupported_requests;
+        break;
+      case Kind::kAbort:
+        r.status = CompletionStatus::kCompleterAbort;
+        ++stats_.completer_aborts;
+        break;
+      case Kind::kPoisoned:
+        r.poisoned = true;
+        ++stats_.poisoned_reads;
+        break;
+      case Kind::kNoCompletion:
+        ++stats_.unanswered_reads;
+        return;  // the device's completion timeout (or watchdog) finds it
+    }
   }
   reads_.push_back(std::move(r));
   reads_event_.notify(sc_core::SC_ZERO_TIME);
+}
+
+std::optional<model::HostMemory::FaultKind> RootComplex::CompletionFault(const Tlp& tlp) {
+  using Kind = model::HostMemory::FaultKind;
+  if (const std::optional<Kind> kind =
+          memory_.TakeFault(RequestFirstByte(tlp), RequestByteCount(tlp))) {
+    return kind;
+  }
+  const device::PcieFaults& f = config_.faults;
+  if (!f.completion_any()) return std::nullopt;
+  // One draw per read: the four probabilities are disjoint slices of [0, 1).
+  double u = std::uniform_real_distribution<double>(0.0, 1.0)(fault_rng_);
+  for (const auto& [p, kind] : {std::pair<double, Kind>{f.cpl_ur, Kind::kUnsupported},
+                                {f.cpl_ca, Kind::kAbort},
+                                {f.cpl_poison, Kind::kPoisoned},
+                                {f.cpl_drop, Kind::kNoCompletion}}) {
+    if (u < p) return kind;
+    u -= p;
+  }
+  return std::nullopt;
 }
 
 void RootComplex::OnCompletion(const Tlp& tlp) {
@@ -170,7 +213,8 @@ void RootComplex::CompleterThread() {
     }
     const std::vector<uint8_t> span =
         memory_.Read(r.request.address, uint64_t{r.request.length_dw} * 4);
-    for (const Tlp& c : SplitReadCompletions(r.request, span, kRootComplexId, split)) {
+    for (Tlp c : SplitReadCompletions(r.request, span, kRootComplexId, split)) {
+      c.poisoned = r.poisoned;
       Send(c);
       ++stats_.completions_sent;
     }

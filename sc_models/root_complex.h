@@ -8,8 +8,11 @@
 //   configured MSI address, which is recorded as an interrupt (WaitForInterrupt).
 // - MRd from the device: memory_latency_ns after it arrives, its data is read and sent as
 //   CplDs split at the read completion boundary and the max payload size (CompletionSplit);
-//   a read that breaks the rules (above MRRS, across 4 KiB) or touches a fault range gets a
-//   Cpl with status UR instead.
+//   a read that breaks the rules (above MRRS, across 4 KiB) gets a Cpl with status UR instead;
+//   one that touches a fault range of host memory is answered as its kind says (UR, CA,
+//   poisoned CplDs, or never: model::HostMemory::FaultKind); and with completion faults
+//   configured (`--pcie-faults cpl_ur=,cpl_ca=,cpl_poison=,cpl_drop=`) any read is answered
+//   so with that probability, drawn from a generator seeded with the faults' seed.
 // - The driver's side (call from an SC_THREAD): WriteRegister / ReadRegister send 1-DW MWr /
 //   MRd to BAR0 and, for reads, wait for the completion with a timeout; WaitForInterrupt
 //   waits for an MSI with a timeout.
@@ -27,12 +30,14 @@
 #include <cstdint>
 #include <deque>
 #include <optional>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <systemc>
 #include <tlm>
 #include <vector>
 
+#include "device/pcie_faults.h"
 #include "model/host_memory.h"
 #include "sc_models/pcie/tlp.h"
 
@@ -47,6 +52,7 @@ struct RootComplexConfig {
   uint32_t max_read_request = 512;         // MRRS the device is allowed, as the link's
   double memory_latency_ns = 100.0;        // MRd arrival -> its first completion is sent
   double register_timeout_ns = 100'000.0;  // default wait for a register read's completion
+  device::PcieFaults faults;  // its cpl_* probabilities and seed: completion faults
 };
 
 // A register read that did not complete: timed out, or completed with an error status.
@@ -77,7 +83,10 @@ class RootComplex : public sc_core::sc_module {
     uint64_t writes = 0;            // MWr applied to memory
     uint64_t bytes_written = 0;
     uint64_t dropped_writes = 0;        // MWr to a fault range or beyond 48 bits
-    uint64_t unsupported_requests = 0;  // MRd answered with UR
+    uint64_t unsupported_requests = 0;  // MRd answered with UR (rules, range or fault)
+    uint64_t completer_aborts = 0;      // MRd answered with CA (fault)
+    uint64_t poisoned_reads = 0;        // MRd answered with poisoned CplDs (fault)
+    uint64_t unanswered_reads = 0;      // MRd never answered (fault)
     uint64_t unexpected_completions = 0;
     uint64_t malformed = 0;
   };
@@ -109,7 +118,10 @@ class RootComplex : public sc_core::sc_module {
     Tlp request;
     sc_core::sc_time ready;
     CompletionStatus status;  // not success: answered with a Cpl of this status
+    bool poisoned = false;    // CplDs with EP set
   };
+  // The injected answer to a device MRd (a fault range's kind, or a drawn completion fault).
+  std::optional<model::HostMemory::FaultKind> CompletionFault(const Tlp& tlp);
   struct RegisterSlot {  // a register read waiting for its completion
     bool busy = false;
     bool completed = false;
@@ -139,6 +151,7 @@ class RootComplex : public sc_core::sc_module {
   uint64_t interrupts_received_ = 0;
   sc_core::sc_event interrupt_event_;
   Stats stats_;
+  std::mt19937_64 fault_rng_;
 };
 
 }  // namespace tpu::sc

@@ -92,8 +92,30 @@ class Field:
                 fail("%s: parameter bits %s do not match the field's %d bits" %
                      (where, self.param, self.width))
 
+        # Named values of the field (an enumeration): [{"name": "UR", "value": 1, "doc": ...}].
+        self.values = d.get("values", [])
+        seen_names, seen_values = set(), set()
+        for v in self.values:
+            vn = v.get("name", "?")
+            if not UPPER_NAME.match(vn):
+                fail("%s: value names are UPPER_SNAKE_CASE (%r)" % (where, vn))
+            val = number(v.get("value"), "%s.%s" % (where, vn), "value")
+            v["value"] = val
+            if not 0 <= val < (1 << self.width):
+                fail("%s: value %s = %d does not fit %d bits" % (where, vn, val, self.width))
+            if vn in seen_names or val in seen_values:
+                fail("%s: value %s = %d named twice" % (where, vn, val))
+            seen_names.add(vn)
+            seen_values.add(val)
+
     def bits_text(self):
         return bits_text(self.lsb, self.msb)
+
+    def doc_with_values(self):
+        if not self.values:
+            return self.doc
+        return "%s: %s" % (self.doc, "; ".join("%d %s (%s)" % (v["value"], v["name"], v["doc"])
+                                               for v in self.values))
 
 
 class Register:
@@ -324,6 +346,10 @@ def sv_reg(w, regs, n, r, prefix, offset, offset_doc):
                     "%s %s%s" % (f.bits_text(), f.access,
                                  (", reset " + f.param) if f.param else ""))
         w("  localparam int unsigned %s = %d;" % (n(fp + "Width", owner), f.width))
+        for v in f.values:
+            w_commented(w, "  localparam logic [%d:0] %s = %d'd%d;" %
+                        (f.width - 1, n(fp + camel(v["name"]), owner), f.width, v["value"]),
+                        v["doc"])
 
 
 def gen_sv(regs):
@@ -399,6 +425,9 @@ def cxx_reg(w, n, r, prefix, offset_name, offset, offset_doc):
         w("inline constexpr int %s = %d;" % (n(fp + "Shift", owner), f.lsb))
         w("inline constexpr int %s = %d;" % (n(fp + "Width", owner), f.width))
         w("inline constexpr uint32_t %s = 0x%08x;  // in place" % (n(fp + "Mask", owner), f.mask))
+        for v in f.values:
+            w_commented(w, "inline constexpr uint32_t %s = %d;" %
+                        (n(fp + camel(v["name"]), owner), v["value"]), v["doc"])
 
 
 def cxx_fields(w, n, owner, name, r):
@@ -555,7 +584,7 @@ def field_rows(regs, r, w):
             w("| `%s` | | reserved | 0 | reads 0, writes ignored |" % bits)
         else:
             w("| `%s` | `%s` | %s | %s | %s |" % (bits, f.name, f.access, r.field_reset_text(f),
-                                                md_escape(f.doc)))
+                                                md_escape(f.doc_with_values())))
 
 
 def gen_docs(regs):

@@ -63,9 +63,17 @@ void AddLayerOptions(CLI::App& cmd, LayerOptions& o) {
       ->capture_default_str();
   cmd.add_option("--pcie-faults", o.pcie_faults,
                  "inject faults on the PCIe link (rtl backend), recovered by its data link layer "
-                 "(docs/pcie_link.md): probabilities per TLP/DLLP and a seed")
-      ->type_name("tlp_corrupt=P,tlp_drop=P,dllp_corrupt=P,dllp_drop=P,seed=N")
+                 "(docs/pcie_link.md): probabilities per TLP/DLLP and a seed; cpl_*: the root "
+                 "complex answers a device read with UR, CA, poisoned data or not at all, "
+                 "recovered by the driver's retries")
+      ->type_name("tlp_corrupt=P,tlp_drop=P,dllp_corrupt=P,dllp_drop=P,cpl_ur=P,cpl_ca=P,"
+                  "cpl_poison=P,cpl_drop=P,seed=N")
       ->check(Checked([](const std::string& t) { device::ParsePcieFaults(t); }));
+  cmd.add_option("--retries", o.retries,
+                 "reruns of a program after a retryable device error (a failed or missing "
+                 "completion, the watchdog), each after a soft reset (docs/driver.md)")
+      ->check(CLI::Range(0, 100))
+      ->capture_default_str();
 }
 
 void ParseTraceWindow(const std::string& text, uint64_t& begin, uint64_t& end) {
@@ -138,6 +146,7 @@ BackendOptions ResolveBackendOptions(const LayerOptions& o) {
         "--trace " + o.trace + ": the model backend writes no waveform (it executes the "
         "instruction set, not the RTL); use --backend rtl for a waveform");
   }
+  resolved.retries = o.retries;
   resolved.trace_path = o.trace;
   if (!o.trace_window.empty()) {
     if (o.trace.empty()) {
@@ -270,7 +279,19 @@ void AddRunFigures(Report& r, const BackendOptions& resolved, const RunStats& st
     r.AddNotAvailable("sim_kcycles_per_s", speed, kRtlOnly);
   }
   if (resolved.pcie_faults) AddLinkFaultFigures(r, *resolved.pcie_faults, stats);
+  AddRecoveryFigures(r, stats);
   if (!stats.trace_path.empty()) r.Add("trace", "waveform (FST)", stats.trace_path);
+}
+
+void AddRecoveryFigures(Report& r, const RunStats& stats) {
+  if (stats.recovered_errors.empty()) return;
+  r.Add("retries", "device errors recovered (soft reset, rerun)",
+        static_cast<int64_t>(stats.recovered_errors.size()));
+  std::string errors;
+  for (const std::string& e : stats.recovered_errors) {
+    errors += (errors.empty() ? "" : "; ") + e;
+  }
+  r.Add("recovered_errors", "  what the failed runs reported", errors);
 }
 
 int FinishLayerReport(Report& r, const std::string& command, const LayerOptions& options,

@@ -1,5 +1,6 @@
 // Options every layer command takes (--backend, --device, --check, --trace, --trace-window,
-// --report, --pcie, --pcie-faults), what they resolve to, and the report figures every layer run shares.
+// --report, --pcie, --pcie-faults, --retries), what they resolve to, and the report figures
+// every layer run shares.
 #ifndef TPU_HOST_DRIVER_CLI_LAYER_OPTIONS_H_
 #define TPU_HOST_DRIVER_CLI_LAYER_OPTIONS_H_
 
@@ -26,6 +27,7 @@ struct LayerOptions {
   std::string report = "text";
   std::string pcie = "gen3x16";
   std::string pcie_faults;  // "" = none (docs/pcie_link.md section 8)
+  int retries = BackendOptions::kDefaultRetries;  // reruns after a retryable device error
 };
 
 void AddLayerOptions(CLI::App& cmd, LayerOptions& options);
@@ -62,6 +64,11 @@ std::string DeviceText(const std::string& name);
 void AddRunFigures(Report& report, const BackendOptions& resolved, const RunStats& stats,
                    int64_t macs, double wall_seconds,
                    const std::string& macs_label = "multiply-accumulates (M x K x N)");
+
+// The device errors the retry policy recovered from (RunStats::recovered_errors): `retries`,
+// the reruns, and `recovered_errors`, what each failed run reported ("; " between them in
+// text, a list in JSON). Nothing when every program ran at the first attempt.
+void AddRecoveryFigures(Report& report, const RunStats& stats);
 
 // The end every layer command shares: the output's checksum, the run figures (AddRunFigures),
 // the report in the format --report asked for, then `command: mismatch` on stderr if --check

@@ -248,6 +248,9 @@ void PrintJson(std::ostream& out, const Network& net, const network::NetworkRun&
                                         ? json(double(*s.simulated_cycles) / t.wall / 1e3)
                                         : json(nullptr)}}}};
   if (info.pcie_faults) r["pcie_link"] = LinkFaultsJson(*info.pcie_faults, SumDeviceStats(run));
+  const runtime::RunStats device_stats = SumDeviceStats(run);
+  r["retries"] = device_stats.recovered_errors.size();
+  r["recovered_errors"] = device_stats.recovered_errors;
   r["output_scale"] = Opt(net.output_scale());
   r["input_scale"] = Opt(net.input_scale);
   AddDatasetJson(r, info.dataset, RatesOf(info.dataset.images, s.simulated_us, t.wall));
@@ -273,6 +276,7 @@ void PrintText(std::ostream& out, const Network& net, const network::NetworkRun&
   head.Add("pcie", "PCIe link", info.pcie);
   head.Add("timing", "timing", TimingText(run));
   if (info.pcie_faults) AddLinkFaultFigures(head, *info.pcie_faults, SumDeviceStats(run));
+  AddRecoveryFigures(head, SumDeviceStats(run));
   head.PrintText(out);
   // The table: n/a = not measured by this backend, "host" = ran on the host, "none" = nothing
   // ran (a flatten of a tensor in the UB: the same rows, read differently by the next layer).

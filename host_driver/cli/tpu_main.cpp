@@ -90,6 +90,9 @@ int main(int argc, char** argv) {
     for (const auto* sub : app.get_subcommands()) {
       return tpu::cli::FinishStdout(runners.at(sub)());
     }
+  } catch (const tpu::runtime::DeviceFailure& e) {  // the device kept failing: not bad input
+    std::cerr << "tpu: error: " << e.what() << "\n";
+    return 1;
   } catch (const std::exception& e) {
     std::cerr << "tpu: error: " << e.what() << "\n";
     return 2;

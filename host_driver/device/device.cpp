@@ -59,6 +59,10 @@ std::string ErrorDoc(uint32_t code) {
 
 // What a user can do about an error the device reported.
 std::string ErrorHint(uint32_t code) {
+  if (code == regs::kErrWatchdog) {
+    return "the device made no progress for DeviceOptions::watchdog_cycles cycles (WATCHDOG): "
+           "a host-memory read or write that never completes, or a stalled link";
+  }
   if (code == regs::kErrRingFetchError) {
     return "the host memory of the instruction ring (DeviceOptions::host_base) could not be "
            "read by the device: check that it is mapped for DMA";
@@ -153,6 +157,52 @@ Device::Device(DeviceBus& bus, const DeviceOptions& options) : bus_(bus), option
                           ": use a driver and a device (RTL) built from the same isa/isa.json",
                       false, 0, 0);
   }
+  // Configuration a soft reset keeps: written once per handle, before any run is measured.
+  bus_.WriteRegister(regs::kWatchdog, options_.watchdog_cycles);
+}
+
+std::string DmaCauseName(uint32_t dma_cause) {
+  const uint32_t cause =
+      (dma_cause & regs::kDmaErrorCauseCauseMask) >> regs::kDmaErrorCauseCauseShift;
+  switch (cause) {
+    case regs::kDmaErrorCauseCauseNone: return "NONE";
+    case regs::kDmaErrorCauseCauseUr: return "UR";
+    case regs::kDmaErrorCauseCauseCa: return "CA";
+    case regs::kDmaErrorCauseCauseStatus: return "STATUS";
+    case regs::kDmaErrorCauseCausePoisoned: return "POISONED";
+    case regs::kDmaErrorCauseCauseTimeout: return "TIMEOUT";
+    case regs::kDmaErrorCauseCauseMalformed: return "MALFORMED";
+    default: return "cause " + std::to_string(cause);
+  }
+}
+
+std::string DmaCauseText(uint32_t dma_cause) {
+  if (dma_cause == 0) return "";
+  const uint32_t requester =
+      (dma_cause & regs::kDmaErrorCauseRequesterMask) >> regs::kDmaErrorCauseRequesterShift;
+  const uint32_t tag = (dma_cause & regs::kDmaErrorCauseTagMask) >> regs::kDmaErrorCauseTagShift;
+  const char* whose = requester == regs::kDmaErrorCauseRequesterCore   ? "a READ_HOST read"
+                      : requester == regs::kDmaErrorCauseRequesterRing ? "an instruction fetch"
+                                                                       : "a read";
+  return DmaCauseName(dma_cause) + " on " + whose + " (tag " + std::to_string(tag) + ")";
+}
+
+std::string ErrorSummary(const DeviceError& e) {
+  if (e.hung()) return "no answer (hung)";
+  std::string s = regs::ErrorCodeName(e.code());
+  if (e.code() != regs::kErrRingFetchError && e.code() != regs::kErrWatchdog) {
+    s += " at instruction " + std::to_string(e.index());
+  }
+  if (e.dma_cause() != 0) s += " [" + DmaCauseText(e.dma_cause()) + "]";
+  return s;
+}
+
+bool Retryable(const DeviceError& e) {
+  if (e.hung()) return false;
+  if (e.code() == regs::kErrWatchdog) return true;
+  const bool dma = e.code() == static_cast<uint32_t>(isa::Error::kDmaError) ||
+                   e.code() == regs::kErrRingFetchError;
+  return dma && (e.dma_cause() & regs::kDmaErrorCauseCauseMask) != 0;
 }
 
 void Device::Reset() {
@@ -335,8 +385,15 @@ void Device::ThrowError(const std::vector<isa::Instr>& program) {
   ready_ = false;
   const uint32_t code = bus_.ReadRegister(regs::kErrorCode) & regs::kErrorCodeCodeMask;
   const uint32_t index = bus_.ReadRegister(regs::kErrorIndex);
+  const bool dma_code = code == static_cast<uint32_t>(isa::Error::kDmaError) ||
+                        code == regs::kErrRingFetchError;
+  const uint32_t dma_cause = dma_code ? bus_.ReadRegister(regs::kDmaErrorCause) : 0;
   std::string what = "device reported " + regs::ErrorCodeName(code) + " (" + Hex(code, 2) + ")";
-  if (code == regs::kErrRingFetchError) {
+  if (code == regs::kErrWatchdog) {
+    const uint32_t head = bus_.ReadRegister(regs::kRingHead);
+    what += " after the core took " + std::to_string(head) +
+            " instructions (RING_HEAD; the last ones taken were running)";
+  } else if (code == regs::kErrRingFetchError) {
     const uint32_t head = bus_.ReadRegister(regs::kRingHead);
     what += " while fetching instructions from the ring at host " + Hex(options_.host_base) +
             " (RING_HEAD " + std::to_string(head) + ")";
@@ -348,16 +405,18 @@ void Device::ThrowError(const std::vector<isa::Instr>& program) {
       what += " (beyond the program's " + std::to_string(program.size()) + " instructions)";
     }
   }
+  if (dma_cause != 0) what += " [" + DmaCauseText(dma_cause) + "]";
   what += ": " + ErrorDoc(code);
   std::string detail;
-  if (index < program.size() && code != regs::kErrRingFetchError) {
+  if (index < program.size() && code != regs::kErrRingFetchError && code != regs::kErrWatchdog) {
     try {
       detail = isa::Explain(program[index], info_.limits).message;
     } catch (const std::exception&) {
       detail.clear();
     }
   }
-  if (detail.empty() && index < program.size() && code != regs::kErrRingFetchError) {
+  const bool host_stop = code == regs::kErrRingFetchError || code == regs::kErrWatchdog;
+  if (detail.empty() && index < program.size() && !host_stop) {
     // The host bytes a DMA instruction touches.
     uint64_t host = 0, length = 0;
     if (const auto* r = std::get_if<isa::ReadHost>(&program[index])) {
@@ -376,7 +435,7 @@ void Device::ThrowError(const std::vector<isa::Instr>& program) {
   } else {
     what += "; " + detail;
   }
-  throw DeviceError(what, false, code, index);
+  throw DeviceError(what, false, code, index, dma_cause);
 }
 
 void Device::ThrowHung(const std::string& why, double waited_ns) {

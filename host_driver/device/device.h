@@ -41,24 +41,48 @@ struct DeviceOptions {
   uint16_t msi_data = 0x51;         // MSI_DATA: what the device's interrupt writes
   double run_timeout_ns = 1e9;      // simulated time a Run may take before the device is hung
   double poll_interval_ns = 2000;   // while streaming a long program: RING_HEAD poll period
+  // WATCHDOG: cycles a running device may go without progress before it stops with error
+  // WATCHDOG (0 = off). Well above the completion timeout (65536 cycles), so that a read never
+  // answered is reported as such (DMA_ERROR_CAUSE timeout), and far below run_timeout_ns.
+  uint32_t watchdog_cycles = 1u << 20;
 };
 
 // The device failed: an error code it reported (code != 0), an ID that is not a TPU, or a hang
 // (no interrupt within the timeout; hung() true). what() says which, with the registers that
-// explain it (STATUS, ERROR_CODE and its name, ERROR_INDEX, RING_HEAD/TAIL, cycles).
+// explain it (STATUS, ERROR_CODE and its name, ERROR_INDEX, DMA_ERROR_CAUSE, RING_HEAD/TAIL,
+// cycles).
 class DeviceError : public std::runtime_error {
  public:
-  DeviceError(const std::string& what, bool hung, uint32_t code, uint32_t index)
-      : std::runtime_error(what), hung_(hung), code_(code), index_(index) {}
+  DeviceError(const std::string& what, bool hung, uint32_t code, uint32_t index,
+              uint32_t dma_cause = 0)
+      : std::runtime_error(what), hung_(hung), code_(code), index_(index), dma_cause_(dma_cause) {}
   bool hung() const { return hung_; }
-  uint32_t code() const { return code_; }    // ERROR_CODE (0: none)
-  uint32_t index() const { return index_; }  // ERROR_INDEX
+  uint32_t code() const { return code_; }            // ERROR_CODE (0: none)
+  uint32_t index() const { return index_; }          // ERROR_INDEX
+  uint32_t dma_cause() const { return dma_cause_; }  // DMA_ERROR_CAUSE (0: no read failed)
 
  private:
   bool hung_;
   uint32_t code_;
   uint32_t index_;
+  uint32_t dma_cause_;
 };
+
+// "CA on a READ_HOST read (tag 3)": DMA_ERROR_CAUSE in words; "" for 0.
+std::string DmaCauseText(uint32_t dma_cause);
+// The cause field's name ("UR", "CA", "STATUS", "POISONED", "TIMEOUT", "MALFORMED"; "NONE").
+std::string DmaCauseName(uint32_t dma_cause);
+
+// "DMA_ERROR at instruction 7 [CA on a READ_HOST read (tag 3)]", "WATCHDOG": what the device
+// reported, in one line (for reports of recovered errors).
+std::string ErrorSummary(const DeviceError& e);
+
+// The retry policy (docs/driver.md, "Recovery"): true if `e` is a failure of the transport that
+// a soft reset and a rerun of the same program may get past: a DMA_ERROR or RING_FETCH_ERROR
+// whose DMA_ERROR_CAUSE names a failed completion (UR, CA, another status, poisoned, timeout,
+// malformed), and WATCHDOG. Decode, field and ordering errors (the program is wrong), a
+// DMA_ERROR without a cause, and a device that does not answer are not retried.
+bool Retryable(const DeviceError& e);
 
 // A span of host memory the device may DMA from or to.
 struct DmaBuffer {
@@ -78,8 +102,9 @@ struct RunResult {
 
 class Device {
  public:
-  // Reads ID, VERSION and the capabilities; throws DeviceError if the ID is not "TPU1" and
-  // std::invalid_argument if the options' host region cannot hold a ring.
+  // Reads ID, VERSION and the capabilities and writes WATCHDOG (options.watchdog_cycles);
+  // throws DeviceError if the ID is not "TPU1" and std::invalid_argument if the options' host
+  // region cannot hold a ring.
   Device(DeviceBus& bus, const DeviceOptions& options = {});
 
   const DeviceInfo& info() const { return info_; }

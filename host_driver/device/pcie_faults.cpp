@@ -1,10 +1,12 @@
 #include "device/pcie_faults.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 namespace tpu::device {
 namespace {
@@ -44,18 +46,28 @@ uint64_t ParseSeed(const std::string& value) {
 }  // namespace
 
 const char* const kPcieFaultsForm =
-    "KEY=VALUE[,KEY=VALUE...] with KEY in tlp_corrupt, tlp_drop, dllp_corrupt, dllp_drop "
-    "(probabilities 0..0.5) and seed (a whole number), e.g. "
+    "KEY=VALUE[,KEY=VALUE...] with KEY in tlp_corrupt, tlp_drop, dllp_corrupt, dllp_drop, "
+    "cpl_ur, cpl_ca, cpl_poison, cpl_drop (probabilities 0..0.5) and seed (a whole number), e.g. "
     "tlp_corrupt=1e-3,tlp_drop=1e-3,dllp_corrupt=1e-3,dllp_drop=1e-3,seed=7";
 
 bool PcieFaults::any() const {
-  return tlp_corrupt > 0 || tlp_drop > 0 || dllp_corrupt > 0 || dllp_drop > 0;
+  return tlp_corrupt > 0 || tlp_drop > 0 || dllp_corrupt > 0 || dllp_drop > 0 ||
+         completion_any();
+}
+
+bool PcieFaults::completion_any() const {
+  return cpl_ur > 0 || cpl_ca > 0 || cpl_poison > 0 || cpl_drop > 0;
 }
 
 std::string PcieFaults::ToString() const {
   std::ostringstream s;
   s << "tlp_corrupt=" << tlp_corrupt << ",tlp_drop=" << tlp_drop
-    << ",dllp_corrupt=" << dllp_corrupt << ",dllp_drop=" << dllp_drop << ",seed=" << seed;
+    << ",dllp_corrupt=" << dllp_corrupt << ",dllp_drop=" << dllp_drop;
+  if (completion_any()) {
+    s << ",cpl_ur=" << cpl_ur << ",cpl_ca=" << cpl_ca << ",cpl_poison=" << cpl_poison
+      << ",cpl_drop=" << cpl_drop;
+  }
+  s << ",seed=" << seed;
   return s.str();
 }
 
@@ -72,14 +84,15 @@ PcieFaults ParsePcieFaults(const std::string& text) {
     const std::string key = Trimmed(item.substr(0, eq));
     const std::string value = Trimmed(item.substr(eq + 1));
     if (!seen.insert(key).second) Fail("'" + key + "' is given twice");
-    if (key == "tlp_corrupt") {
-      faults.tlp_corrupt = ParseProbability(key, value);
-    } else if (key == "tlp_drop") {
-      faults.tlp_drop = ParseProbability(key, value);
-    } else if (key == "dllp_corrupt") {
-      faults.dllp_corrupt = ParseProbability(key, value);
-    } else if (key == "dllp_drop") {
-      faults.dllp_drop = ParseProbability(key, value);
+    const std::pair<const char*, double*> probabilities[] = {
+        {"tlp_corrupt", &faults.tlp_corrupt}, {"tlp_drop", &faults.tlp_drop},
+        {"dllp_corrupt", &faults.dllp_corrupt}, {"dllp_drop", &faults.dllp_drop},
+        {"cpl_ur", &faults.cpl_ur}, {"cpl_ca", &faults.cpl_ca},
+        {"cpl_poison", &faults.cpl_poison}, {"cpl_drop", &faults.cpl_drop}};
+    const auto it = std::find_if(std::begin(probabilities), std::end(probabilities),
+                                 [&](const auto& p) { return key == p.first; });
+    if (it != std::end(probabilities)) {
+      *it->second = ParseProbability(key, value);
     } else if (key == "seed") {
       faults.seed = ParseSeed(value);
     } else {
@@ -87,6 +100,9 @@ PcieFaults ParsePcieFaults(const std::string& text) {
     }
   }
   if (text.back() == ',') Fail("'" + text + "' ends with a comma");
+  if (faults.cpl_ur + faults.cpl_ca + faults.cpl_poison + faults.cpl_drop > kMaxProbability) {
+    Fail("cpl_ur + cpl_ca + cpl_poison + cpl_drop is above 0.5");
+  }
   return faults;
 }
 

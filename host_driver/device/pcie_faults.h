@@ -17,12 +17,21 @@ struct PcieFaults {
   double tlp_drop = 0.0;
   double dllp_corrupt = 0.0;  // per ACK/NAK DLLP
   double dllp_drop = 0.0;
+  // Completion faults (docs/pcie_link.md section 8): the probability that the root complex
+  // answers a device's memory read with a completion of status UR, of status CA, with poisoned
+  // CplDs (EP), or not at all; the sum is at most 0.5.
+  double cpl_ur = 0.0;
+  double cpl_ca = 0.0;
+  double cpl_poison = 0.0;
+  double cpl_drop = 0.0;
   uint64_t seed = 1;
 
   // True if any probability is above 0.
   bool any() const;
-  // "tlp_corrupt=0.01,tlp_drop=0.001,dllp_corrupt=0,dllp_drop=0,seed=7": the form
-  // ParsePcieFaults reads.
+  // True if a completion fault probability is above 0.
+  bool completion_any() const;
+  // "tlp_corrupt=0.01,tlp_drop=0.001,dllp_corrupt=0,dllp_drop=0,seed=7" (with the cpl_* keys
+  // after dllp_drop when completion_any()): the form ParsePcieFaults reads.
   std::string ToString() const;
 };
 
@@ -31,7 +40,8 @@ extern const char* const kPcieFaultsForm;
 
 // Parses "tlp_corrupt=1e-3,tlp_drop=1e-3,dllp_corrupt=1e-3,dllp_drop=1e-3,seed=7": any subset of
 // the keys, each at most once, probabilities in [0, 0.5] (above that no link trains), seed a
-// whole number. Throws std::invalid_argument naming the bad key or value and the accepted form.
+// whole number; cpl_ur, cpl_ca, cpl_poison and cpl_drop likewise (their sum at most 0.5).
+// Throws std::invalid_argument naming the bad key or value and the accepted form.
 PcieFaults ParsePcieFaults(const std::string& text);
 
 // What the data link layer of one link direction counted (docs/pcie_link.md section 8). TLPs

@@ -161,7 +161,7 @@ Machine::Step Machine::Give(uint8_t signal) {
 
 Machine::Step Machine::Exec(const isa::ReadHost& instr) {
   Step step;
-  if (host_.Faults(instr.host, instr.length)) {
+  if (host_.TakeFault(instr.host, instr.length)) {
     step.status = RunStatus::kDeviceError;
     step.error = isa::Error::kDmaError;
     step.message = "host read failed";
@@ -187,6 +187,7 @@ Machine::Step Machine::Exec(const isa::ReadHost& instr) {
 
 Machine::Step Machine::Exec(const isa::WriteHost& instr) {
   Step step;
+  // (Not TakeFault: a posted write records no completion failure; DMA_ERROR_CAUSE stays.)
   if (host_.Faults(instr.host, instr.length)) {
     step.status = RunStatus::kDeviceError;
     step.error = isa::Error::kDmaError;

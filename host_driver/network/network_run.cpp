@@ -297,6 +297,9 @@ NetworkRun RunNetwork(const Network& network, const golden::Tensor<int8_t>& inpu
       }
       lr.output = std::move(r.output);
       lr.stats = std::move(r.stats);
+      for (std::string& error : lr.stats.recovered_errors) error = layer.Where() + ": " + error;
+    } catch (const runtime::DeviceFailure& e) {  // a runtime failure, not bad input
+      throw runtime::DeviceFailure(layer.Where() + ": " + e.what(), e.attempts());
     } catch (const std::exception& e) {
       throw NetworkError(layer.Where() + ": " + e.what());
     }

@@ -16,15 +16,37 @@ DeviceBackend::DeviceBackend(std::string name, std::unique_ptr<device::Platform>
 LayerResult<int8_t> DeviceBackend::RunLowered(
     const Lowering& lower, const std::function<int64_t(const compiler::DenseProgram&)>& macs) {
   LayerResult<int8_t> result;
-  platform_->Run([&](device::DeviceBus& bus) {
-    device::Device dev(bus);
-    const device::DmaBuffer region = dev.dma_region();
-    const compiler::DenseProgram p = lower(dev.info().limits, {region.address, region.size});
-    Execution e = Execute(dev, p, macs(p), options_.progress.get());
-    result.output = std::move(e.output);
-    result.stats = std::move(e.stats);
-    result.stats.lowering = p.lowering;
-  });
+  std::vector<std::string> recovered;
+  // The retry policy (docs/driver.md, "Recovery"): a retryable device error is followed by a
+  // rerun of the same program, up to options_.retries times; each run's Device handle starts
+  // with a soft reset (Device::Run), and the program's host images are written again
+  // (Execute). The device's memories keep their contents, so a program that reads a tensor
+  // an earlier program left in the UB reads it again.
+  for (int attempt = 1;; ++attempt) {
+    try {
+      platform_->Run([&](device::DeviceBus& bus) {
+        device::Device dev(bus);
+        const device::DmaBuffer region = dev.dma_region();
+        const compiler::DenseProgram p = lower(dev.info().limits, {region.address, region.size});
+        Execution e = Execute(dev, p, macs(p), options_.progress.get());
+        result.output = std::move(e.output);
+        result.stats = std::move(e.stats);
+        result.stats.lowering = p.lowering;
+      });
+      break;
+    } catch (const device::DeviceError& e) {
+      if (!device::Retryable(e)) throw;
+      if (attempt > options_.retries) {
+        throw DeviceFailure(std::string(e.what()) + " (retryable, but the program failed " +
+                                std::to_string(attempt) + " time" + (attempt == 1 ? "" : "s") +
+                                ": the retry policy allows " + std::to_string(options_.retries) +
+                                " rerun" + (options_.retries == 1 ? "" : "s") + ", --retries)",
+                            attempt);
+      }
+      recovered.push_back(device::ErrorSummary(e));
+    }
+  }
+  result.stats.recovered_errors = std::move(recovered);
   result.stats.trace_path = options_.trace_path;
   return result;
 }

@@ -66,6 +66,8 @@ void AddRunStats(RunStats& total, const RunStats& part) {
   if (total.trace_path.empty()) total.trace_path = part.trace_path;
   if (total.lowering.empty()) total.lowering = part.lowering;
   total.timing_estimated = total.timing_estimated || part.timing_estimated;
+  total.recovered_errors.insert(total.recovered_errors.end(), part.recovered_errors.begin(),
+                                part.recovered_errors.end());
 }
 
 LayerResult<int8_t> LayerBackend::RunConv2d(const golden::Tensor<int8_t>&,

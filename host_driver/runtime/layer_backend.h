@@ -15,6 +15,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -45,6 +46,19 @@ inline constexpr const char* kModelUnavailable =
     "(sc_models/model_device), which the `tpu` tool links (host_driver/cli/tpu_main.cpp "
     "composes it)";
 
+// A device error the retry policy calls retryable (device::Retryable) that persisted through
+// every rerun BackendOptions::retries allowed: the transport to the device keeps failing.
+// what() is the last error's full text; `tpu` exits 1 with it (naming the layer in a network).
+class DeviceFailure : public std::runtime_error {
+ public:
+  DeviceFailure(const std::string& what, int attempts)
+      : std::runtime_error(what), attempts_(attempts) {}
+  int attempts() const { return attempts_; }  // runs of the program, all failed
+
+ private:
+  int attempts_;
+};
+
 // Told how a long device run advances, for a progress line: Begin when a program starts (with
 // the cycles it is expected to take), Update every few thousand device cycles, End when it
 // stops (also on an error).
@@ -72,6 +86,11 @@ struct BackendOptions {
   // How a device backend lowers conv2d (`tpu conv2d --conv-lowering`).
   compiler::ConvLowering conv = compiler::ConvLowering::kAuto;
   std::shared_ptr<ProgressObserver> progress;  // may be null
+  // Reruns a device backend allows a program after a device error the retry policy calls
+  // retryable (device::Retryable: a failed completion, a completion timeout, the watchdog),
+  // each after a soft reset (`tpu --retries`, docs/driver.md "Recovery").
+  int retries = kDefaultRetries;
+  static constexpr int kDefaultRetries = 2;
 };
 
 // Figures a run measured. Empty optionals are what this backend cannot know; the report marks
@@ -93,6 +112,10 @@ struct RunStats {
   std::string lowering;  // how the device ran the layer (DenseProgram::lowering), "" = n/a
   // The cycles, times and bytes are the model device's timing model's estimate (BusCounters).
   bool timing_estimated = false;
+  // Device errors the retry policy recovered from (each followed by a soft reset and a rerun
+  // of the program that succeeded), in order: what the device reported. The figures above are
+  // those of the successful runs only.
+  std::vector<std::string> recovered_errors;
 };
 
 // Adds the figures of `part`, a run that followed the runs in `total` on the same device, to

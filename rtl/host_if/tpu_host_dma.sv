@@ -79,6 +79,11 @@ module tpu_host_dma #(
   output logic         rd_busy_o,         // read requests in flight or waiting
   output logic         cpl_unexpected_o,  // pulse: a completion without a request was dropped
   output logic         timeout_o,         // pulse: a read timed out
+  output logic         rd_fail_o,         // pulse: a client's read failed (tpu_host_dma_rd)
+  output logic [1:0]   rd_fail_kind_o,    // ... 0 completion, 1 poisoned, 2 timeout
+  output logic [2:0]   rd_fail_status_o,  // ... the completion's status (kind 0)
+  output logic         rd_fail_client_o,  // ... whose: 0 core, 1 ring
+  output logic [7:0]   rd_fail_tag_o,     // ... its tag
   output logic [15:0]  rx_drop_count_o    // received TLPs dropped (saturates)
 );
 
@@ -191,7 +196,12 @@ module tpu_host_dma #(
     .cpl_data_i       (cpl_data),
     .busy_o           (rd_busy_o),
     .cpl_unexpected_o (cpl_unexpected_o),
-    .timeout_o        (timeout_o)
+    .timeout_o        (timeout_o),
+    .fail_o           (rd_fail_o),
+    .fail_kind_o      (rd_fail_kind_o),
+    .fail_status_o    (rd_fail_status_o),
+    .fail_client_o    (rd_fail_client_o),
+    .fail_tag_o       (rd_fail_tag_o)
   );
 
   // A client-0 read taken closes the write engine's open run (it is sent at once).

@@ -41,6 +41,12 @@
 // (so a late completion never lands in a later request's slot). An MRd sent in the same cycle
 // is an orphan from the start.
 //
+// Failure report: fail_o pulses when a request a client still waits for (not an orphan)
+// fails for the first time, with what failed it (fail_kind_o: a completion with status
+// fail_status_o, SC for one that breaks the rules; a poisoned CplD; a timeout), the client and
+// the tag (the register file keeps the first as DMA_ERROR_CAUSE). A completion's failure wins
+// over a timeout in the same cycle (that one is not reported: only the first failure matters).
+//
 // Tag quarantine: a tag whose request timed out is not issued again until Quarantine cycles
 // after the timeout (quar_q; released by the same one-tag-per-cycle scan, so within
 // Quarantine + NumTags cycles) even once its beats have been handed out. A completion for
@@ -97,7 +103,12 @@ module tpu_host_dma_rd #(
   // Status.
   output logic                      busy_o,           // a run, an MRd or a tag in flight
   output logic                      cpl_unexpected_o, // pulse: a completion was dropped
-  output logic                      timeout_o         // pulse: a request timed out
+  output logic                      timeout_o,        // pulse: a request timed out
+  output logic                      fail_o,           // pulse: a client's request failed
+  output logic [1:0]                fail_kind_o,      // ... 0 completion, 1 poisoned, 2 timeout
+  output logic [2:0]                fail_status_o,    // ... the completion's status (kind 0)
+  output logic                      fail_client_o,    // ... whose (0 or 1)
+  output logic [7:0]                fail_tag_o        // ... its tag
 );
 
   localparam int unsigned SlotBeats = MaxReadReq / 16;              // beats per tag slot
@@ -580,6 +591,24 @@ module tpu_host_dma_rd #(
       err_rd_q   <= err_rd_d;
     end
   end
+
+  // ---------------------------------------------------------------------------------------
+  // Failure report
+  // ---------------------------------------------------------------------------------------
+  logic            cpl_fail_new, poison_new, tmo_new;
+  logic [TagW-1:0] fail_tag;
+
+  assign cpl_fail_new = cpl_fail && !err_q[beat_tag] && !orphan_q[beat_tag];
+  assign poison_new   = cpl_poison && !err_q[beat_tag] && !orphan_q[beat_tag];
+  assign tmo_new      = tmo && !err_q[scan_q] && !orphan_q[scan_q];
+
+  assign fail_tag      = (cpl_fail_new || poison_new) ? beat_tag : scan_q;
+  assign fail_o        = cpl_fail_new || poison_new || tmo_new;
+  assign fail_kind_o   = cpl_fail_new ? 2'd0 : poison_new ? 2'd1 : 2'd2;
+  // A later beat of a TLP fails on its length only: its first beat's status was SC.
+  assign fail_status_o = cpl_first_i ? cpl_status_i : 3'b000;
+  assign fail_client_o = client_q[fail_tag];
+  assign fail_tag_o    = 8'(fail_tag);
 
   assign busy_o           = (|busy_q) || (|open_q) || (|pend_q);
   assign cpl_unexpected_o = cpl_drop;

@@ -103,6 +103,12 @@ module tpu_host_if #(
   logic [1:0]   rd_rsp_valid, rd_rsp_ready, rd_rsp_error;
   logic [255:0] rd_rsp_data;
   logic         rd_busy, cpl_unexpected, rd_timeout;
+  logic         rd_fail, rd_fail_client;
+  logic [1:0]   rd_fail_kind;
+  logic [2:0]   rd_fail_status;
+  logic [7:0]   rd_fail_tag;
+  // watchdog
+  logic         progress;
   // write engine
   logic         wr_req_valid, wr_req_ready, wr_held, wr_empty;
   logic [47:0]  wr_req_addr;
@@ -213,6 +219,11 @@ module tpu_host_if #(
     .rd_busy_o        (rd_busy),
     .cpl_unexpected_o (cpl_unexpected),
     .timeout_o        (rd_timeout),
+    .rd_fail_o        (rd_fail),
+    .rd_fail_kind_o   (rd_fail_kind),
+    .rd_fail_status_o (rd_fail_status),
+    .rd_fail_client_o (rd_fail_client),
+    .rd_fail_tag_o    (rd_fail_tag),
     .rx_drop_count_o  (rx_drop_count_o)
   );
 
@@ -248,6 +259,12 @@ module tpu_host_if #(
     .ring_fetch_error_i (ring_fetch_error),
     .ring_head_i        (ring_head),
     .dma_busy_i         (dma_busy_o),
+    .dma_fail_i         (rd_fail),
+    .dma_fail_kind_i    (rd_fail_kind),
+    .dma_fail_status_i  (rd_fail_status),
+    .dma_fail_client_i  (rd_fail_client),
+    .dma_fail_tag_i     (rd_fail_tag),
+    .progress_i         (progress),
     .soft_reset_o       (soft_reset),
     .core_rst_no        (core_rst_no),
     .irq_enable_o       (irq_enable),
@@ -290,6 +307,27 @@ module tpu_host_if #(
     .fetch_error_o  (ring_fetch_error),
     .active_o       (ring_active_o)
   );
+
+  // ---- watchdog progress -------------------------------------------------------------------
+  // Progress: the core takes an instruction or moves a host-memory beat, or a row counter of
+  // the core (MXU rows accepted, DMA, weight, matrix and activation rows) changes. The low
+  // bits of those counters are compared with the last cycle's (a counter steps by less than
+  // 16 per cycle).
+  logic [19:0] rows_low, rows_low_q;
+
+  assign rows_low = {perf_i[64*tpu_regs_pkg::PerfMxuBusyIndex +: 4],
+                     perf_i[64*tpu_regs_pkg::PerfRowsDmaIndex +: 4],
+                     perf_i[64*tpu_regs_pkg::PerfRowsWeightsIndex +: 4],
+                     perf_i[64*tpu_regs_pkg::PerfRowsMatrixIndex +: 4],
+                     perf_i[64*tpu_regs_pkg::PerfRowsActIndex +: 4]};
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) rows_low_q <= '0;
+    else         rows_low_q <= rows_low;
+  end
+
+  assign progress = (instr_valid_o && instr_ready_i) || (hm_req_valid_i && hm_req_ready_o) ||
+                    (hm_rsp_valid_o && hm_rsp_ready_i) || rows_low != rows_low_q;
 
   // ---- status ------------------------------------------------------------------------------
   logic [15:0] cpl_drop_d, cpl_drop_q, timeout_d, timeout_q;

@@ -13,6 +13,10 @@
 // core_rst_no is the core's reset for it: a flip-flop (asserted asynchronously by rst_ni,
 // released at a clock edge) that is low in exactly the cycle soft_reset_o pulses, so no logic
 // drives the core's asynchronous reset.
+// DMA_ERROR_CAUSE keeps the first failed DMA read reported on dma_fail_* since the last soft
+// reset. The watchdog (WATCHDOG.cycles, 0 = off) counts the cycles a running device shows no
+// progress_i; reaching WATCHDOG.cycles stops the device like a ring fetch error (error code
+// WATCHDOG) unless an error came first. Both error latches clear on soft reset.
 // Latency: a request is taken at a clock edge where req_valid_i && req_ready_o. A write takes
 // effect at that edge: the new value is on the outputs in the next cycle, together with the
 // one-cycle pulses soft_reset_o / doorbell_o. A read samples the register at that edge; its
@@ -60,6 +64,12 @@ module tpu_host_regs #(
   input  logic              ring_fetch_error_i,  // pulse: a ring fetch completion failed
   input  logic [SlotW-1:0]  ring_head_i,         // next slot the ring fetcher fetches
   input  logic              dma_busy_i,          // the DMA engine has requests in flight
+  input  logic              dma_fail_i,          // pulse: a client's DMA read failed
+  input  logic [1:0]        dma_fail_kind_i,     // ... 0 completion, 1 poisoned, 2 timeout
+  input  logic [2:0]        dma_fail_status_i,   // ... the completion's status (kind 0)
+  input  logic              dma_fail_client_i,   // ... whose: 0 core, 1 ring
+  input  logic [7:0]        dma_fail_tag_i,      // ... its tag
+  input  logic              progress_i,          // the device made progress (watchdog)
   // Configuration and commands.
   output logic              soft_reset_o,        // pulse: CONTROL.soft_reset was written with 1
   output logic              core_rst_no,         // the core's reset: low with rst_ni or the pulse
@@ -98,7 +108,7 @@ module tpu_host_regs #(
   logic [31:0]      wdata;       // write data in those bits, 0 elsewhere
   logic             hit_control, hit_irq_status, hit_irq_mask, hit_msi_addr_lo, hit_msi_addr_hi;
   logic             hit_msi_data, hit_ring_base_lo, hit_ring_base_hi, hit_ring_size;
-  logic             hit_ring_tail;
+  logic             hit_ring_tail, hit_watchdog;
   logic [NumPerf-1:0] hit_perf_lo, hit_perf_hi;
 
   assign req_ready_o = !rsp_valid_o || rsp_ready_i;
@@ -120,6 +130,7 @@ module tpu_host_regs #(
   assign hit_ring_base_hi = addr == tpu_regs_pkg::RingBaseHiOffset;
   assign hit_ring_size    = addr == tpu_regs_pkg::RingSizeOffset;
   assign hit_ring_tail    = addr == tpu_regs_pkg::RingTailOffset;
+  assign hit_watchdog     = addr == tpu_regs_pkg::WatchdogOffset;
 
   for (genvar i = 0; i < NumPerf; i++) begin : g_perf_decode
     localparam logic [AddrW-1:0] LoAddr = AddrW'(32'(tpu_regs_pkg::PerfOffset) +
@@ -139,6 +150,7 @@ module tpu_host_regs #(
   logic [31:0] msi_data_d, msi_data_q, ring_base_lo_d, ring_base_lo_q;
   logic [31:0] ring_base_hi_d, ring_base_hi_q, ring_size_d, ring_size_q;
   logic [31:0] ring_tail_d, ring_tail_q;
+  logic [31:0] watchdog_d, watchdog_q;
   logic        irq_enable_d, irq_enable_q;
   logic [1:0]  irq_mask_d, irq_mask_q;
   logic        soft_reset;   // this write pulses soft_reset
@@ -159,6 +171,7 @@ module tpu_host_regs #(
     ring_base_hi_d = ring_base_hi_q;
     ring_size_d    = ring_size_q;
     ring_tail_d    = ring_tail_q;
+    watchdog_d     = watchdog_q;
     irq_enable_d   = irq_enable_q;
     irq_mask_d     = irq_mask_q;
     if (wr) begin
@@ -183,6 +196,9 @@ module tpu_host_regs #(
       if (hit_ring_tail) begin
         ring_tail_d = `TPU_HOST_REGS_RW(ring_tail_q, tpu_regs_pkg::RingTailWriteMask);
       end
+      if (hit_watchdog) begin
+        watchdog_d = `TPU_HOST_REGS_RW(watchdog_q, tpu_regs_pkg::WatchdogWriteMask);
+      end
       if (hit_control && wbits[tpu_regs_pkg::ControlIrqEnableLsb]) begin
         irq_enable_d = wdata[tpu_regs_pkg::ControlIrqEnableLsb];
       end
@@ -206,6 +222,12 @@ module tpu_host_regs #(
   logic       core_rst_nq;      // !soft_reset_q, and low while rst_ni is
   logic       fetch_err_d, fetch_err_q;
   logic       fetch_err_new;    // a ring fetch error that wins (no error so far)
+  logic       wdog_err_d, wdog_err_q;
+  logic       wdog_err_new;     // the watchdog fires and wins (no error so far)
+  logic       host_err;         // the host interface stopped the device
+  logic [31:0] wdog_count_d, wdog_count_q;  // cycles running without progress
+  logic       wdog_on;          // the watchdog counts this cycle
+  logic [31:0] dma_cause_d, dma_cause_q;    // DMA_ERROR_CAUSE image
   logic       core_events_on;   // the core's irq_i events set IRQ_STATUS bits
   logic [1:0] events;           // IRQ_STATUS bits the device sets this cycle
   logic [1:0] clears;           // IRQ_STATUS bits this write clears
@@ -215,11 +237,19 @@ module tpu_host_regs #(
   logic       doorbell_q;
 
   // Core events count unless the soft reset pulse is out (they come from the core before it
-  // resets) or a ring fetch error stopped the device (the first error wins).
-  assign core_events_on   = !soft_reset_q && !fetch_err_q;
-  assign fetch_err_new    = ring_fetch_error_i && !fetch_err_q && !error_i && !soft_reset_q;
+  // resets) or the host interface stopped the device: a ring fetch error or the watchdog (the
+  // first error wins).
+  assign host_err         = fetch_err_q || wdog_err_q;
+  assign core_events_on   = !soft_reset_q && !host_err;
+  assign fetch_err_new    = ring_fetch_error_i && !host_err && !error_i && !soft_reset_q;
+  // The watchdog counts while the device runs (no error stopped it) and does not progress.
+  assign wdog_on          = watchdog_q != '0 && running_i && !error_i && !host_err &&
+                            !soft_reset_q && !progress_i;
+  assign wdog_count_d     = (wdog_on && !soft_reset) ? wdog_count_q + 32'd1 : '0;
+  assign wdog_err_new     = wdog_on && wdog_count_q + 32'd1 >= watchdog_q && !fetch_err_new;
   assign events[IrqDone]  = irq_i && done_i && core_events_on;
-  assign events[IrqError] = (irq_i && error_i && core_events_on) || fetch_err_new;
+  assign events[IrqError] = (irq_i && error_i && core_events_on) || fetch_err_new ||
+                            wdog_err_new;
 
   always_comb begin
     clears = '0;
@@ -232,6 +262,41 @@ module tpu_host_regs #(
   assign newly_set     = events & (~irq_status_q | clears);
   assign irq_status_d  = soft_reset ? '0 : ((irq_status_q & ~clears) | events);
   assign fetch_err_d   = !soft_reset && (fetch_err_q || fetch_err_new);
+  assign wdog_err_d    = !soft_reset && (wdog_err_q || wdog_err_new);
+
+  // DMA_ERROR_CAUSE: the first failure since the soft reset (cause NONE until then). A failed
+  // completion with status SC broke the rules (malformed).
+  logic [3:0] dma_fail_cause;
+
+  always_comb begin
+    dma_fail_cause = tpu_regs_pkg::DmaErrorCauseCauseTimeout;
+    if (dma_fail_kind_i == 2'd1) begin
+      dma_fail_cause = tpu_regs_pkg::DmaErrorCauseCausePoisoned;
+    end else if (dma_fail_kind_i == 2'd0) begin
+      unique case (dma_fail_status_i)
+        3'b000:  dma_fail_cause = tpu_regs_pkg::DmaErrorCauseCauseMalformed;
+        3'b001:  dma_fail_cause = tpu_regs_pkg::DmaErrorCauseCauseUr;
+        3'b100:  dma_fail_cause = tpu_regs_pkg::DmaErrorCauseCauseCa;
+        default: dma_fail_cause = tpu_regs_pkg::DmaErrorCauseCauseStatus;
+      endcase
+    end
+  end
+
+  always_comb begin
+    dma_cause_d = dma_cause_q;
+    if (dma_fail_i && !soft_reset_q &&
+        dma_cause_q[tpu_regs_pkg::DmaErrorCauseCauseLsb +: 4] ==
+            tpu_regs_pkg::DmaErrorCauseCauseNone) begin
+      dma_cause_d = '0;
+      dma_cause_d[tpu_regs_pkg::DmaErrorCauseCauseLsb +: 4] = dma_fail_cause;
+      dma_cause_d[tpu_regs_pkg::DmaErrorCauseRequesterLsb +: 2] =
+          dma_fail_client_i ? tpu_regs_pkg::DmaErrorCauseRequesterRing :
+                              tpu_regs_pkg::DmaErrorCauseRequesterCore;
+      dma_cause_d[tpu_regs_pkg::DmaErrorCauseTagLsb +: 8] = dma_fail_tag_i;
+    end
+    if (soft_reset) dma_cause_d = '0;
+  end
+
   assign msi_request_d = !soft_reset && irq_enable_q && ((newly_set & irq_mask_q) != '0);
 
   // ---------------------------------------------------------------------------------------
@@ -245,8 +310,8 @@ module tpu_host_regs #(
   logic [SizeW-1:0] size;
   logic        size_legal;
 
-  assign st_running = running_i && !fetch_err_q;
-  assign st_error   = error_i || fetch_err_q;
+  assign st_running = running_i && !host_err;
+  assign st_error   = error_i || host_err;
 
   always_comb begin
     perf_rdata = '0;
@@ -284,12 +349,14 @@ module tpu_host_regs #(
       tpu_regs_pkg::ErrorCodeOffset: begin
         if (fetch_err_q) begin
           rdata[tpu_regs_pkg::ErrorCodeCodeLsb +: CodeW] = tpu_regs_pkg::ErrRingFetchError;
+        end else if (wdog_err_q) begin
+          rdata[tpu_regs_pkg::ErrorCodeCodeLsb +: CodeW] = tpu_regs_pkg::ErrWatchdog;
         end else if (error_i) begin
           rdata[tpu_regs_pkg::ErrorCodeCodeLsb +: CodeW] = error_code_i;
         end
       end
       tpu_regs_pkg::ErrorIndexOffset: begin
-        if (!fetch_err_q && error_i) rdata = error_index_i << tpu_regs_pkg::ErrorIndexIndexLsb;
+        if (!host_err && error_i) rdata = error_index_i << tpu_regs_pkg::ErrorIndexIndexLsb;
       end
       tpu_regs_pkg::IrqStatusOffset: begin
         rdata[tpu_regs_pkg::IrqStatusDoneLsb]  = irq_status_q[IrqDone];
@@ -309,6 +376,8 @@ module tpu_host_regs #(
         rdata[tpu_regs_pkg::RingHeadHeadLsb +: SlotW] = ring_head_i;
       end
       tpu_regs_pkg::RingTailOffset:     rdata = ring_tail_q;
+      tpu_regs_pkg::DmaErrorCauseOffset: rdata = dma_cause_q;
+      tpu_regs_pkg::WatchdogOffset:     rdata = watchdog_q;
       default:                          rdata = perf_rdata;  // PERF_i_LO/HI, or unmapped: 0
     endcase
   end
@@ -358,6 +427,10 @@ module tpu_host_regs #(
       irq_status_q   <= {tpu_regs_pkg::IrqStatusReset[tpu_regs_pkg::IrqStatusErrorLsb],
                          tpu_regs_pkg::IrqStatusReset[tpu_regs_pkg::IrqStatusDoneLsb]};
       fetch_err_q    <= 1'b0;
+      wdog_err_q     <= 1'b0;
+      wdog_count_q   <= '0;
+      watchdog_q     <= tpu_regs_pkg::WatchdogReset;
+      dma_cause_q    <= tpu_regs_pkg::DmaErrorCauseReset;
       soft_reset_q   <= 1'b0;
       core_rst_nq    <= 1'b0;
       doorbell_q     <= 1'b0;
@@ -376,6 +449,10 @@ module tpu_host_regs #(
       irq_mask_q     <= irq_mask_d;
       irq_status_q   <= irq_status_d;
       fetch_err_q    <= fetch_err_d;
+      wdog_err_q     <= wdog_err_d;
+      wdog_count_q   <= wdog_count_d;
+      watchdog_q     <= watchdog_d;
+      dma_cause_q    <= dma_cause_d;
       soft_reset_q   <= soft_reset;
       core_rst_nq    <= !soft_reset;
       doorbell_q     <= doorbell;

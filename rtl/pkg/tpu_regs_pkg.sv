@@ -21,6 +21,11 @@ package tpu_regs_pkg;
   // set no IRQ_STATUS bit) until CONTROL.soft_reset; extends the core's error codes
   // (tpu_isa_pkg::error_e)
   localparam logic [7:0] ErrRingFetchError = 8'h20;
+  // the device ran WATCHDOG.cycles cycles in a row without progress (no instruction taken, no
+  // host-memory beat requested or returned, no UB, weight or matrix row moved), with no error
+  // before it: the device stops as for RING_FETCH_ERROR (STATUS.running 0, STATUS.error 1,
+  // ERROR_INDEX 0) until CONTROL.soft_reset
+  localparam logic [7:0] ErrWatchdog = 8'h21;
 
   // ---- ID (0x000, RO): identifies the device ----
   localparam logic [11:0] IdOffset = 12'h000;
@@ -175,6 +180,43 @@ package tpu_regs_pkg;
   localparam logic [31:0] MsiDataWriteMask = 32'h0000ffff;  // bits a write changes
   localparam int unsigned MsiDataDataLsb = 0;  // [15:0] RW
   localparam int unsigned MsiDataDataWidth = 16;
+
+  // ---- DMA_ERROR_CAUSE (0x064, RO) ----
+  localparam logic [11:0] DmaErrorCauseOffset = 12'h064;
+  localparam logic [31:0] DmaErrorCauseReset = 32'h00000000;
+  localparam logic [31:0] DmaErrorCauseMask = 32'h0000ff3f;  // defined bits
+  localparam logic [31:0] DmaErrorCauseWriteMask = 32'h00000000;  // bits a write changes
+  localparam int unsigned DmaErrorCauseCauseLsb = 0;  // [3:0] RO
+  localparam int unsigned DmaErrorCauseCauseWidth = 4;
+  localparam logic [3:0] DmaErrorCauseCauseNone = 4'd0;  // no read failed
+  // a completion with status Unsupported Request
+  localparam logic [3:0] DmaErrorCauseCauseUr = 4'd1;
+  localparam logic [3:0] DmaErrorCauseCauseCa = 4'd2;  // a completion with status Completer Abort
+  // a completion with another status that is not Successful Completion (CRS or reserved)
+  localparam logic [3:0] DmaErrorCauseCauseStatus = 4'd3;
+  localparam logic [3:0] DmaErrorCauseCausePoisoned = 4'd4;  // a CplD with EP set (poisoned data)
+  // no complete answer within the completion timeout
+  localparam logic [3:0] DmaErrorCauseCauseTimeout = 4'd5;
+  // a successful completion that breaks the rules: no data, a byte count or lower address that
+  // does not continue the request, a length that is not whole beats or exceeds the byte count, a
+  // TLP shorter or longer than its length
+  localparam logic [3:0] DmaErrorCauseCauseMalformed = 4'd6;
+  localparam int unsigned DmaErrorCauseRequesterLsb = 4;  // [5:4] RO
+  localparam int unsigned DmaErrorCauseRequesterWidth = 2;
+  localparam logic [1:0] DmaErrorCauseRequesterNone = 2'd0;  // no read failed
+  // the core's host-memory port (READ_HOST)
+  localparam logic [1:0] DmaErrorCauseRequesterCore = 2'd1;
+  localparam logic [1:0] DmaErrorCauseRequesterRing = 2'd2;  // the instruction ring's fetch
+  localparam int unsigned DmaErrorCauseTagLsb = 8;  // [15:8] RO
+  localparam int unsigned DmaErrorCauseTagWidth = 8;
+
+  // ---- WATCHDOG (0x068, RW) ----
+  localparam logic [11:0] WatchdogOffset = 12'h068;
+  localparam logic [31:0] WatchdogReset = 32'h00000000;
+  localparam logic [31:0] WatchdogMask = 32'hffffffff;  // defined bits
+  localparam logic [31:0] WatchdogWriteMask = 32'hffffffff;  // bits a write changes
+  localparam int unsigned WatchdogCyclesLsb = 0;  // [31:0] RW
+  localparam int unsigned WatchdogCyclesWidth = 32;
 
   // ---- RING_BASE_LO (0x080, RW) ----
   localparam logic [11:0] RingBaseLoOffset = 12'h080;

@@ -113,6 +113,9 @@ void ModelDevice::WriteRegister(uint32_t offset, uint32_t value) {
       ring_tail_ = value & regs::kRingTailWritable;
       Doorbell();
       break;
+    case regs::kWatchdog:
+      watchdog_ = value & regs::kWatchdogWritable;
+      break;
     default:
       break;  // read-only or unmapped: ignored
   }
@@ -160,7 +163,7 @@ uint32_t ModelDevice::ReadRegister(uint32_t offset) {
       return status;  // dma_busy 0: the model's transfers complete at once
     }
     case regs::kErrorCode:
-      if (fetch_error_) return regs::kErrRingFetchError;
+      if (fetch_error_) return host_error_code_;
       return error_ ? error_code_ : 0;
     case regs::kErrorIndex:
       return !fetch_error_ && error_ ? error_index_ : 0;
@@ -184,6 +187,10 @@ uint32_t ModelDevice::ReadRegister(uint32_t offset) {
       return ring_head_;
     case regs::kRingTail:
       return ring_tail_;
+    case regs::kDmaErrorCause:
+      return dma_cause_;
+    case regs::kWatchdog:
+      return watchdog_;
     default:
       break;
   }
@@ -221,6 +228,7 @@ void ModelDevice::Advance(double to_ns) {
   perf_ = c.perf;
   if (c.fetch_error) {
     fetch_error_ = true;
+    host_error_code_ = c.code;
   } else if (c.error) {
     error_ = true;
     error_code_ = c.code;
@@ -265,6 +273,9 @@ void ModelDevice::SoftReset() {
   fetch_ = 0;
   irq_status_ = 0;
   fetch_error_ = false;
+  host_error_code_ = 0;
+  dma_cause_ = 0;
+  machine_.host().ClearTakenFault();
   running_ = done_ = error_ = false;
   error_code_ = 0;
   error_index_ = 0;
@@ -299,7 +310,7 @@ void ModelDevice::FetchAndExecute() {
   const uint32_t mask = RingMask();
   const uint32_t tail = ring_tail_ & mask;
   const uint64_t base = uint64_t{ring_base_hi_} << 32 | ring_base_lo_;
-  const model::HostMemory& host = machine_.host();
+  model::HostMemory& host = machine_.host();
   const size_t begin = words_.size();
   bool fetch_failed = false;
   uint8_t bytes[kSlotBytes];
@@ -314,7 +325,7 @@ void ModelDevice::FetchAndExecute() {
   }
   while (fetch_ != tail) {
     const uint64_t address = base + kSlotBytes * fetch_;
-    if (host.Faults(address, kSlotBytes) || address > host.size() - kSlotBytes) {
+    if (address > host.size() - kSlotBytes || host.TakeFault(address, kSlotBytes)) {
       fetch_failed = true;
       break;
     }
@@ -330,6 +341,10 @@ void ModelDevice::FetchAndExecute() {
       Finish(false, 0, static_cast<uint32_t>(r.index));
       return;
     case model::RunStatus::kDeviceError:
+      if (r.error == isa::Error::kDmaError && RecordDmaCause(regs::kDmaErrorCauseRequesterCore)) {
+        Finish(true, regs::kErrWatchdog, 0, /*fetch_error=*/true);
+        return;
+      }
       Finish(true, static_cast<uint8_t>(r.error), static_cast<uint32_t>(r.index));
       return;
     case model::RunStatus::kModelError:
@@ -339,8 +354,32 @@ void ModelDevice::FetchAndExecute() {
       break;
   }
   ring_head_ = fetch_;  // every slot taken ran
-  if (fetch_failed) Finish(true, regs::kErrRingFetchError, 0, /*fetch_error=*/true);
+  if (fetch_failed) {
+    const bool watchdog = RecordDmaCause(regs::kDmaErrorCauseRequesterRing);
+    Finish(true, watchdog ? regs::kErrWatchdog : regs::kErrRingFetchError, 0,
+           /*fetch_error=*/true);
+  }
   // Otherwise the core waits for the host to move RING_TAIL.
+}
+
+bool ModelDevice::RecordDmaCause(uint32_t requester) {
+  const std::optional<model::HostMemory::FaultKind> kind = machine_.host().taken_fault();
+  if (!kind) return false;  // beyond host memory: the RTL's root complex answers UR
+  using Kind = model::HostMemory::FaultKind;
+  // A read never answered stalls the device: the watchdog fires first when it is shorter
+  // than the completion timeout (the DMA error is then never reported).
+  if (*kind == Kind::kNoCompletion && watchdog_ != 0 &&
+      int64_t{watchdog_} < device_.timeout) {
+    return true;
+  }
+  if (dma_cause_ != 0) return false;
+  const uint32_t cause = *kind == Kind::kUnsupported ? regs::kDmaErrorCauseCauseUr
+                         : *kind == Kind::kAbort     ? regs::kDmaErrorCauseCauseCa
+                         : *kind == Kind::kPoisoned  ? regs::kDmaErrorCauseCausePoisoned
+                                                     : regs::kDmaErrorCauseCauseTimeout;
+  dma_cause_ = cause << regs::kDmaErrorCauseCauseShift |
+               requester << regs::kDmaErrorCauseRequesterShift;
+  return false;
 }
 
 void ModelDevice::FinishModelError(const model::RunResult& r) {

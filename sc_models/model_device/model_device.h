@@ -10,7 +10,8 @@
 // instruction ring fetched from host memory at the doorbell (RING_FETCH_ERROR when a slot
 // cannot be read), the ten performance counters with PERF_i_HI latched by PERF_i_LO, every
 // error code with the failing instruction's index (decode errors, NO_TILE, DMA_ERROR on a
-// faulted host range, TOKEN_OVERFLOW; DEADLOCK as model::SimulateSchedule finds it).
+// faulted host range, TOKEN_OVERFLOW; DEADLOCK as model::SimulateSchedule finds it),
+// DMA_ERROR_CAUSE from the fault range's kind, and WATCHDOG for a read never answered.
 //
 // Time: the device does a program's work at the doorbell (the reference machine in program
 // order, so host memory holds the results at once) but shows it only when simulated time
@@ -86,6 +87,11 @@ class ModelDevice : public device::DeviceBus {
   // its completion due at the doorbell plus its cycles.
   void Finish(bool error, uint8_t code, uint32_t index, bool fetch_error = false);
   void FinishModelError(const model::RunResult& result);
+  // A DMA read or ring fetch failed on a fault range: records DMA_ERROR_CAUSE (the first
+  // failure since the soft reset; tag 0) for `requester`; returns true when the failure is a
+  // read never answered that the watchdog stops first, being shorter than the configuration's
+  // completion timeout (DeviceConfig::timeout; then no cause is recorded).
+  bool RecordDmaCause(uint32_t requester);
   void RaiseEvent(uint32_t irq_bits, double at_ns);
   void SendMsi(double at_ns);
   uint32_t RingMask() const;
@@ -106,7 +112,10 @@ class ModelDevice : public device::DeviceBus {
   uint32_t ring_base_lo_ = 0, ring_base_hi_ = 0, ring_size_ = 0, ring_tail_ = 0;
   uint32_t ring_head_ = 0;
   std::array<uint32_t, 10> perf_hi_{};
-  bool fetch_error_ = false;
+  bool fetch_error_ = false;      // stopped by the host interface: RING_FETCH_ERROR or WATCHDOG
+  uint8_t host_error_code_ = 0;   // ... which
+  uint32_t dma_cause_ = 0;        // DMA_ERROR_CAUSE
+  uint32_t watchdog_ = 0;         // WATCHDOG (configuration: kept by a soft reset)
   // The core.
   bool running_ = false, done_ = false, error_ = false;
   uint8_t error_code_ = 0;

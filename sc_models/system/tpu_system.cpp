@@ -13,6 +13,7 @@ sc::RootComplexConfig RootComplexFor(const SystemConfig& c) {
   rc.max_payload = c.link.max_payload;
   rc.max_read_request = c.link.max_read_request;
   rc.memory_latency_ns = c.host_memory_latency_ns;
+  rc.faults = c.link.faults;  // the completion faults (the link takes the others)
   return rc;
 }
 

@@ -61,6 +61,11 @@ module tpu_host_dma_tb #(
   output logic         rd_busy_o,
   output logic         cpl_unexpected_o,
   output logic         timeout_o,
+  output logic         rd_fail_o,
+  output logic [1:0]   rd_fail_kind_o,
+  output logic [2:0]   rd_fail_status_o,
+  output logic         rd_fail_client_o,
+  output logic [7:0]   rd_fail_tag_o,
   output logic [15:0]  rx_drop_count_o
 );
 
@@ -117,6 +122,11 @@ module tpu_host_dma_tb #(
     .rd_busy_o        (rd_busy_o),
     .cpl_unexpected_o (cpl_unexpected_o),
     .timeout_o        (timeout_o),
+    .rd_fail_o        (rd_fail_o),
+    .rd_fail_kind_o   (rd_fail_kind_o),
+    .rd_fail_status_o (rd_fail_status_o),
+    .rd_fail_client_o (rd_fail_client_o),
+    .rd_fail_tag_o    (rd_fail_tag_o),
     .rx_drop_count_o  (rx_drop_count_o)
   );
 

@@ -3,8 +3,11 @@
 // reports each direction's data link layer counters with 0 lost, the same in JSON; the same seed
 // gives the same counters; malformed specs and the golden/model backends are refused with exit
 // status 2, a message naming what was wrong and the accepted form, and nothing written.
+// Completion faults (cpl_*) are recovered by the driver's retries and reported; a persistent
+// one exits 1 naming the layer.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
@@ -26,6 +29,8 @@ using tpu::testing::TpuRun;
 
 // Faults often enough that a small layer (a few hundred TLPs each way) sees several.
 constexpr const char* kFaults = "tlp_corrupt=0.03,tlp_drop=0.01,dllp_corrupt=0.03,dllp_drop=0.01";
+// A seed whose cpl_ca=0.02 draws fail at least one run of the dense layer below.
+constexpr const char* kCplSeed = "1";
 
 class PcieFaultsCli : public ::testing::Test {
  protected:
@@ -118,6 +123,54 @@ TEST_F(PcieFaultsCli, NoFaultsKeepTheCycles) {
   EXPECT_EQ(Counter(b, "device_to_host", "naks"), 0u);
 }
 
+// Completion faults (cpl_*): the root complex answers some device reads with CA; each failed
+// run is soft-reset and rerun (--retries), the result is bit-exact and the report lists the
+// errors recovered, in text and in JSON.
+TEST_F(PcieFaultsCli, CompletionFaultsAreRecoveredByRetriesAndReported) {
+  const std::string golden_y = dir_ / "g.npy";
+  ASSERT_EQ(RunTpu(Dense(golden_y), dir_).status, 0);
+  const std::string faults = " --backend rtl --check --retries 6 --pcie-faults cpl_ca=0.02,seed=";
+  const TpuRun text = RunTpu(Dense(y_) + faults + kCplSeed, dir_);
+  ASSERT_EQ(text.status, 0) << text.out << text.err;
+  EXPECT_EQ(ReadFile(y_), ReadFile(golden_y));
+  for (const char* line : {"device errors recovered (soft reset, rerun)",
+                           "what the failed runs reported", "CA on ", "cpl_ca=0.02"}) {
+    EXPECT_NE(text.out.find(line), std::string::npos) << line << "\n" << text.out;
+  }
+  const TpuRun json = RunTpu(Dense(dir_ / "y2.npy") + faults + kCplSeed + " --report json", dir_);
+  ASSERT_EQ(json.status, 0) << json.err;
+  const nlohmann::json r = nlohmann::json::parse(json.out);
+  EXPECT_GE(r.at("retries").get<int>(), 1);
+  EXPECT_NE(r.at("recovered_errors").get<std::string>().find("CA on "), std::string::npos);
+  EXPECT_EQ(ReadFile(dir_ / "y2.npy"), ReadFile(golden_y));
+  // Without faults nothing is retried and the report has no such lines.
+  const TpuRun clean = RunTpu(Dense(dir_ / "y3.npy") + " --backend rtl", dir_);
+  ASSERT_EQ(clean.status, 0) << clean.err;
+  EXPECT_EQ(clean.out.find("device errors recovered"), std::string::npos) << clean.out;
+}
+
+// A fault that does not go away: every allowed run fails, `tpu run` exits 1 naming the layer,
+// the cause and the retry policy, and writes no output.
+TEST_F(PcieFaultsCli, PersistentCompletionFaultsExitOneNamingTheLayer) {
+  {
+    std::ofstream net(dir_ / "net.json");
+    net << R"({"input": {"shape": [64, 128]}, "layers": [{"type": "dense", "name": "fc1",)"
+        << R"( "weights": ")" << w_
+        << R"(", "requant": {"multiplier": 1073741824, "shift": -8}}]})";
+  }
+  const TpuRun run =
+      RunTpu("run " + (dir_ / "net.json") + " --input " + x_ + " --output " + y_ +
+                 " --backend rtl --retries 1 --pcie-faults cpl_ur=0.5,seed=3",
+             dir_);
+  EXPECT_EQ(run.status, 1) << run.out << run.err;
+  for (const char* part : {"layers[0] (dense \"fc1\")", "UR on ", "the program failed 2 times",
+                           "the retry policy allows 1 rerun"}) {
+    EXPECT_NE(run.err.find(part), std::string::npos) << part << "\n" << run.err;
+  }
+  EXPECT_TRUE(ReadFile(y_).empty());
+  ExpectRefused(Dense(y_) + " --backend rtl --retries -1", {"--retries"});
+}
+
 TEST_F(PcieFaultsCli, MalformedSpecsAreRefusedNamingTheKeyOrValue) {
   const std::string form = "KEY=VALUE[,KEY=VALUE...] with KEY in tlp_corrupt, tlp_drop";
   const std::string layer = Dense(y_) + " --backend rtl --pcie-faults ";
@@ -131,6 +184,9 @@ TEST_F(PcieFaultsCli, MalformedSpecsAreRefusedNamingTheKeyOrValue) {
   ExpectRefused(layer + "tlp_drop=0.1,tlp_drop=0.2", {"'tlp_drop' is given twice"});
   ExpectRefused(layer + "tlp_drop=0.1,", {"ends with a comma"});
   ExpectRefused(layer + "''", {"is empty", form});
+  ExpectRefused(layer + "cpl_ur=0.3,cpl_ca=0.3",
+                {"cpl_ur + cpl_ca + cpl_poison + cpl_drop is above 0.5"});
+  ExpectRefused(layer + "cpl_drop=0.6", {"cpl_drop=0.6", "0 to 0.5"});
 }
 
 TEST_F(PcieFaultsCli, GoldenAndModelBackendsRefuseFaults) {

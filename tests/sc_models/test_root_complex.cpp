@@ -1,8 +1,9 @@
 // The root complex (sc_models/root_complex.h) over the link with the device-side endpoint
 // (sc_models/pcie_endpoint.h): device reads split at the read completion boundary and the max
 // payload size and reassembled (two configurations), their timing, device writes with byte
-// enables, UR for fault ranges, MSI waking a waiting driver and the wait's timeout, BAR0
-// register reads and writes with the completion wait and its timeout, debug access.
+// enables, UR for fault ranges (CA, poisoned and transient ones by their kind), MSI waking a
+// waiting driver and the wait's timeout, BAR0 register reads and writes with the completion
+// wait and its timeout, debug access.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -213,6 +214,33 @@ TEST(RootComplex, FaultRangesAnswerUnsupportedRequest) {
   EXPECT_EQ(s.rc.stats().unsupported_requests, ur + 1);  // only the request touching 0x9000
   EXPECT_EQ(s.rc.stats().dropped_writes, dropped + 1);
   EXPECT_EQ(s.rc.memory().Read(0x9008, 8), std::vector<uint8_t>(8, 0));
+}
+
+// Fault kinds: CA instead of UR, a transient fault that fails only its first read, and poisoned
+// completions, each counted.
+TEST(RootComplex, FaultKindsAndTransientFaults) {
+  System& s = bench->a;
+  using Kind = model::HostMemory::FaultKind;
+  s.rc.memory().AddFault(0xA000, 16, Kind::kAbort);
+  s.rc.memory().AddFault(0xB000, 16, Kind::kUnsupported, /*times=*/1);
+  s.rc.memory().AddFault(0xC000, 16, Kind::kPoisoned);
+  const RootComplex::Stats before = s.rc.stats();
+  std::vector<uint8_t> got(256);
+  CompletionStatus ca = CompletionStatus::kSuccess, first = CompletionStatus::kSuccess,
+                   second = CompletionStatus::kUnsupportedRequest;
+  ASSERT_TRUE(bench->runner.Run([&] {
+    ca = s.ep.ReadHost(0xA000, got.data(), got.size());
+    first = s.ep.ReadHost(0xB000, got.data(), got.size());
+    second = s.ep.ReadHost(0xB000, got.data(), got.size());
+    s.ep.ReadHost(0xC000, got.data(), got.size());
+  }));
+  s.rc.memory().ClearFaults();
+  EXPECT_EQ(ca, CompletionStatus::kCompleterAbort);
+  EXPECT_EQ(first, CompletionStatus::kUnsupportedRequest);
+  EXPECT_EQ(second, CompletionStatus::kSuccess);  // the transient fault is used up
+  EXPECT_EQ(s.rc.stats().completer_aborts, before.completer_aborts + 1);
+  EXPECT_EQ(s.rc.stats().unsupported_requests, before.unsupported_requests + 1);
+  EXPECT_EQ(s.rc.stats().poisoned_reads, before.poisoned_reads + 1);
 }
 
 // ---- MSI ------------------------------------------------------------------------------------

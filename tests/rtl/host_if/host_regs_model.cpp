@@ -37,6 +37,9 @@ void HostRegsModel::Reset() {
   ring_tail_ = r::kRingTailReset;
   perf_hi_.fill(r::kPerfHiReset);
   fetch_err_ = false;
+  watchdog_ = r::kWatchdogReset;
+  wdog_count_ = 0;
+  wdog_err_ = false;
   soft_reset_pulse_ = doorbell_pulse_ = msi_pulse_ = false;
   UpdateOutputs();
 }
@@ -88,18 +91,19 @@ uint32_t HostRegsModel::Read(uint32_t addr, const HostRegsStatus& s) const {
       return control_;
     case r::kStatus: {
       uint32_t v = 0;
-      if (s.running && !fetch_err_) v |= r::kStatusRunningMask;
+      if (s.running && !fetch_err_ && !wdog_err_) v |= r::kStatusRunningMask;
       if (s.done) v |= r::kStatusDoneMask;
-      if (s.error || fetch_err_) v |= r::kStatusErrorMask;
+      if (s.error || fetch_err_ || wdog_err_) v |= r::kStatusErrorMask;
       if (s.ring_head == (ring_tail_ & r::kRingTailTailMask)) v |= r::kStatusRingEmptyMask;
       if (s.dma_busy) v |= r::kStatusDmaBusyMask;
       return v;
     }
     case r::kErrorCode:
       if (fetch_err_) return r::kErrRingFetchError;
+      if (wdog_err_) return r::kErrWatchdog;
       return s.error ? s.error_code : 0;
     case r::kErrorIndex:
-      return (s.error && !fetch_err_) ? s.error_index : 0;
+      return (s.error && !fetch_err_ && !wdog_err_) ? s.error_index : 0;
     case r::kIrqStatus:
       return irq_status_;
     case r::kIrqMask:
@@ -120,8 +124,10 @@ uint32_t HostRegsModel::Read(uint32_t addr, const HostRegsStatus& s) const {
       return s.ring_head;
     case r::kRingTail:
       return ring_tail_;
+    case r::kWatchdog:
+      return watchdog_;
     default:
-      return 0;
+      return 0;  // DMA_ERROR_CAUSE too: the harness reports no DMA failure
   }
 }
 
@@ -142,11 +148,17 @@ uint32_t HostRegsModel::Clock(const RegAccess& a, const HostRegsStatus& s) {
 
   // Interrupt events and the MSI decision use the state before this edge's write.
   // A latched ring fetch error stopped the device: the core's events set nothing.
-  const bool core_events = !sr_pulse && !fetch_err_;
-  const bool fetch_new = s.ring_fetch_error && !fetch_err_ && !s.error && !sr_pulse;
+  // So does the watchdog's error.
+  const bool host_err = fetch_err_ || wdog_err_;
+  const bool core_events = !sr_pulse && !host_err;
+  const bool fetch_new = s.ring_fetch_error && !host_err && !s.error && !sr_pulse;
+  const bool wdog_on = watchdog_ != 0 && s.running && !s.error && !host_err && !sr_pulse;
+  const bool wdog_new = wdog_on && uint32_t(wdog_count_ + 1) >= watchdog_ && !fetch_new;
   uint32_t events = 0;
   if (s.irq && s.done && core_events) events |= r::kIrqStatusDoneMask;
-  if ((s.irq && s.error && core_events) || fetch_new) events |= r::kIrqStatusErrorMask;
+  if ((s.irq && s.error && core_events) || fetch_new || wdog_new) {
+    events |= r::kIrqStatusErrorMask;
+  }
   if (a.take && a.write && addr == r::kIrqStatus) clears = a.wdata & bytes & r::kIrqStatusWritable;
   if (a.take && a.write && addr == r::kControl) {
     soft_reset = (a.wdata & bytes & r::kControlSoftResetMask) != 0;
@@ -187,6 +199,9 @@ uint32_t HostRegsModel::Clock(const RegAccess& a, const HostRegsStatus& s) {
         ring_tail_ = Merge(ring_tail_, d, bytes, r::kRingTailWritable);
         doorbell = (bytes & r::kRingTailWritable) != 0;
         break;
+      case r::kWatchdog:
+        watchdog_ = Merge(watchdog_, d, bytes, r::kWatchdogWritable);
+        break;
       default:
         break;
     }
@@ -194,6 +209,8 @@ uint32_t HostRegsModel::Clock(const RegAccess& a, const HostRegsStatus& s) {
 
   irq_status_ = soft_reset ? 0 : ((irq_status_ & ~clears) | events);
   fetch_err_ = !soft_reset && (fetch_err_ || fetch_new);
+  wdog_err_ = !soft_reset && (wdog_err_ || wdog_new);
+  wdog_count_ = (wdog_on && !soft_reset) ? wdog_count_ + 1 : 0;
   if (soft_reset) ring_tail_ = r::kRingTailReset;
   soft_reset_pulse_ = soft_reset;
   doorbell_pulse_ = doorbell;

@@ -49,6 +49,10 @@ class HostRegsModel {
   uint32_t irq_status_ = 0, irq_mask_ = 0;
   uint32_t msi_addr_lo_ = 0, msi_addr_hi_ = 0, msi_data_ = 0;
   uint32_t ring_base_lo_ = 0, ring_base_hi_ = 0, ring_size_ = 0, ring_tail_ = 0;
+  // WATCHDOG, its count of cycles without progress (the harness drives no progress, so every
+  // running cycle counts) and the watchdog error it latched.
+  uint32_t watchdog_ = 0, wdog_count_ = 0;
+  bool wdog_err_ = false;
   std::array<uint32_t, kHostRegsPerfCounters> perf_hi_{};
   bool fetch_err_ = false;
   bool soft_reset_pulse_ = false, doorbell_pulse_ = false, msi_pulse_ = false;

@@ -115,6 +115,123 @@ TEST(TpuTop, DmaErrorThenSoftResetThenDense) {
   }
 }
 
+// Every way a DMA read can fail, for READ_HOST (the core's port) and for the ring fetch:
+// ERROR_CODE says DMA_ERROR (or RING_FETCH_ERROR) and DMA_ERROR_CAUSE which completion failed
+// and whose read it was; a soft reset clears the cause, and a good program runs after it.
+TEST(TpuTop, DmaErrorCauseNamesTheFailure) {
+  struct Case {
+    const char* name;
+    sc::CompletionStatus status;
+    bool poisoned, silent;
+    uint32_t cause;
+  };
+  const Case cases[] = {
+      {"UR", sc::CompletionStatus::kUnsupportedRequest, false, false,
+       regs::kDmaErrorCauseCauseUr},
+      {"CA", sc::CompletionStatus::kCompleterAbort, false, false, regs::kDmaErrorCauseCauseCa},
+      {"CRS", sc::CompletionStatus::kConfigRetry, false, false,
+       regs::kDmaErrorCauseCauseStatus},
+      {"poisoned", sc::CompletionStatus::kSuccess, true, false,
+       regs::kDmaErrorCauseCausePoisoned},
+      {"timeout", sc::CompletionStatus::kSuccess, false, true, regs::kDmaErrorCauseCauseTimeout},
+  };
+  for (bool ring : {false, true}) {
+    for (const Case& c : cases) {
+      SCOPED_TRACE(std::string(ring ? "ring fetch, " : "READ_HOST, ") + c.name);
+      auto b = MakeBench(false, 43, "tpu_top_dma_cause");
+      RcConfig rc = b->rc().config();
+      rc.fault_status = c.status;
+      rc.fault_poisoned = c.poisoned;
+      b->rc().set_config(rc);
+      const uint64_t bad = ring ? kRing + 16 * 4 : kData + 0x800000 + 0x40;
+      if (c.silent) {
+        b->rc().AddSilentRange(bad, 0x10);
+      } else {
+        b->host().AddFault(bad, 0x10);
+      }
+      std::vector<isa::Instr> prog(8, isa::Nop{});
+      if (!ring) prog[3] = isa::ReadHost{isa::Target::kUb, kData + 0x800000, 0, 0x100, 0, 0};
+      prog.push_back(isa::Halt{});
+      EXPECT_EQ(b->ReadReg(regs::kDmaErrorCause), 0u);
+      b->Submit(EncodeProgram(prog));
+      ASSERT_TRUE(b->WaitMsi(1, kBudget)) << "no MSI";
+      EXPECT_EQ(b->ReadReg(regs::kErrorCode),
+                ring ? static_cast<uint32_t>(regs::kErrRingFetchError)
+                     : static_cast<uint32_t>(isa::Error::kDmaError));
+      if (!ring) {
+        EXPECT_EQ(b->ReadReg(regs::kErrorIndex), 3u);
+      }
+      const uint32_t cause = b->ReadReg(regs::kDmaErrorCause);
+      EXPECT_EQ((cause & regs::kDmaErrorCauseCauseMask) >> regs::kDmaErrorCauseCauseShift,
+                c.cause);
+      EXPECT_EQ((cause & regs::kDmaErrorCauseRequesterMask) >>
+                    regs::kDmaErrorCauseRequesterShift,
+                ring ? regs::kDmaErrorCauseRequesterRing : regs::kDmaErrorCauseRequesterCore);
+      EXPECT_LT((cause & regs::kDmaErrorCauseTagMask) >> regs::kDmaErrorCauseTagShift,
+                static_cast<uint32_t>(b->rc().config().num_tags));
+
+      b->SoftReset();
+      b->WriteReg(regs::kIrqStatus, regs::kIrqStatusDoneMask | regs::kIrqStatusErrorMask);
+      EXPECT_EQ(b->ReadReg(regs::kDmaErrorCause), 0u);
+      b->host().ClearFaults();
+      b->rc().ClearSilentRanges();
+      if (ring) b->SetupRing(kRing + 0x10000, 64);
+      std::mt19937_64 rng(Seed(47));
+      RunDense(*b, RandomDense(rng, 9, 17, 20), 1);
+      EXPECT_EQ(b->ReadReg(regs::kDmaErrorCause), 0u);
+      ExpectNoViolations(*b);
+    }
+  }
+}
+
+// The watchdog: a READ_HOST that is never answered stops the device with WATCHDOG after
+// WATCHDOG.cycles cycles without progress, before the completion timeout (so no DMA error
+// is recorded); WATCHDOG survives the soft reset and lets a good program run; 0 turns it off
+// (the completion timeout then reports the read).
+TEST(TpuTop, WatchdogStopsADeviceWithoutProgress) {
+  auto b = MakeBench(false, 53, "tpu_top_watchdog");
+  const uint32_t kCycles = static_cast<uint32_t>(b->config().timeout / 3);
+  ASSERT_GE(kCycles, 500u);
+  b->WriteReg(regs::kWatchdog, kCycles);
+  EXPECT_EQ(b->ReadReg(regs::kWatchdog), kCycles);
+  const uint64_t src = kData + 0x800000;
+  b->rc().AddSilentRange(src + 0x40, 0x10);
+  std::vector<isa::Instr> prog(3, isa::Nop{});
+  prog.push_back(isa::ReadHost{isa::Target::kUb, src, 0, 0x100, 0, 0});
+  prog.push_back(isa::Halt{});
+  const uint64_t start = b->cycle();
+  b->Submit(EncodeProgram(prog));
+  ASSERT_TRUE(b->WaitMsi(1, kBudget)) << "no MSI";
+  EXPECT_GE(b->cycle() - start, kCycles);
+  EXPECT_LT(b->cycle() - start, 2 * kCycles);
+  EXPECT_EQ(b->ReadReg(regs::kErrorCode), static_cast<uint32_t>(regs::kErrWatchdog));
+  EXPECT_EQ(b->ReadReg(regs::kErrorIndex), 0u);
+  EXPECT_EQ(b->ReadReg(regs::kStatus) & (regs::kStatusErrorMask | regs::kStatusRunningMask),
+            regs::kStatusErrorMask);
+  EXPECT_EQ(b->ReadReg(regs::kIrqStatus), regs::kIrqStatusErrorMask);
+  EXPECT_EQ(b->ReadReg(regs::kDmaErrorCause), 0u);
+
+  b->SoftReset();
+  b->WriteReg(regs::kIrqStatus, regs::kIrqStatusDoneMask | regs::kIrqStatusErrorMask);
+  EXPECT_EQ(b->ReadReg(regs::kWatchdog), kCycles);
+  EXPECT_EQ(b->ReadReg(regs::kErrorCode), 0u);
+  b->rc().ClearSilentRanges();
+  std::mt19937_64 rng(Seed(59));
+  RunDense(*b, RandomDense(rng, 30, 40, 20), 1);
+
+  // Off: the same hang ends in the completion timeout.
+  b->WriteReg(regs::kWatchdog, 0);
+  b->rc().AddSilentRange(src + 0x40, 0x10);
+  b->WriteReg(regs::kIrqStatus, regs::kIrqStatusDoneMask | regs::kIrqStatusErrorMask);
+  b->Submit(EncodeProgram(prog));
+  ASSERT_TRUE(b->WaitMsi(3, kBudget)) << "no MSI";
+  EXPECT_EQ(b->ReadReg(regs::kErrorCode), static_cast<uint32_t>(isa::Error::kDmaError));
+  EXPECT_EQ((b->ReadReg(regs::kDmaErrorCause) & regs::kDmaErrorCauseCauseMask) >>
+                regs::kDmaErrorCauseCauseShift,
+            regs::kDmaErrorCauseCauseTimeout);
+  ExpectNoViolations(*b);
+}
+
 // A decode error stops the core in the middle of the submitted slots; the host rewrites the
 // slots from RING_HEAD with a good program and rings the doorbell again (no soft reset): the
 // device drops what it had fetched after the failing slot and runs the new slots.

@@ -289,6 +289,122 @@ TEST(ModelDevice, DmaErrorOnAFaultedHostRange) {
   RunDenseExact(dev, RandomDense(rng, 20, 30, 20), good);
 }
 
+// DMA_ERROR_CAUSE names the fault range's kind and whose read it was, as the RTL's register
+// does; a soft reset clears it. A read never answered stops the device with WATCHDOG when the
+// watchdog is shorter than the completion timeout, else fails with cause TIMEOUT.
+TEST(ModelDevice, DmaErrorCauseAndWatchdog) {
+  auto platform = MakeModelPlatform("n16");
+  ModelDevice& bus = platform->device();
+  device::DeviceOptions options;
+  options.watchdog_cycles = 0;  // off: a read never answered fails on the completion timeout
+  device::Device dev(bus, options);
+  EXPECT_EQ(bus.ReadRegister(regs::kWatchdog), 0u);
+  const device::DmaBuffer bad = dev.AllocateDma(0x1000);
+  using Kind = model::HostMemory::FaultKind;
+  const std::vector<isa::Instr> read =
+      WithHalt({isa::Nop{}, isa::ReadHost{isa::Target::kUb, bad.address, 0, 0x100, 0, 0}});
+  for (const auto& [kind, cause, name] :
+       {std::tuple{Kind::kUnsupported, regs::kDmaErrorCauseCauseUr, "UR on a READ_HOST read"},
+        std::tuple{Kind::kAbort, regs::kDmaErrorCauseCauseCa, "CA on a READ_HOST read"},
+        std::tuple{Kind::kPoisoned, regs::kDmaErrorCauseCausePoisoned, "POISONED"},
+        std::tuple{Kind::kNoCompletion, regs::kDmaErrorCauseCauseTimeout, "TIMEOUT"}}) {
+    SCOPED_TRACE(name);
+    bus.host_memory().ClearFaults();
+    bus.host_memory().AddFault(bad.address + 0x40, 0x10, kind);
+    ExpectDeviceError(dev, read, isa::Error::kDmaError, 1, name);
+    const uint32_t reg = bus.ReadRegister(regs::kDmaErrorCause);
+    EXPECT_EQ((reg & regs::kDmaErrorCauseCauseMask) >> regs::kDmaErrorCauseCauseShift, cause);
+    EXPECT_EQ((reg & regs::kDmaErrorCauseRequesterMask) >> regs::kDmaErrorCauseRequesterShift,
+              regs::kDmaErrorCauseRequesterCore);
+    bus.WriteRegister(regs::kControl, regs::kControlSoftResetMask);
+    EXPECT_EQ(bus.ReadRegister(regs::kDmaErrorCause), 0u);
+  }
+  // The ring's fetch: RING_FETCH_ERROR with requester RING.
+  bus.host_memory().ClearFaults();
+  bus.host_memory().AddFault(dev.options().host_base + 16 * 2, 16, Kind::kAbort);
+  try {
+    dev.Run(WithHalt(Nops(4)));
+    ADD_FAILURE() << "no DeviceError";
+  } catch (const device::DeviceError& e) {
+    EXPECT_EQ(e.code(), regs::kErrRingFetchError) << e.what();
+    EXPECT_CONTAINS(e.what(), "CA on an instruction fetch");
+    EXPECT_EQ((e.dma_cause() & regs::kDmaErrorCauseRequesterMask) >>
+                  regs::kDmaErrorCauseRequesterShift,
+              regs::kDmaErrorCauseRequesterRing);
+    EXPECT_TRUE(device::Retryable(e));
+  }
+  // The watchdog, shorter than the completion timeout, stops a read never answered first.
+  bus.host_memory().ClearFaults();
+  bus.host_memory().AddFault(bad.address + 0x40, 0x10, Kind::kNoCompletion);
+  bus.WriteRegister(regs::kWatchdog, 5000);
+  try {
+    dev.Run(read);
+    ADD_FAILURE() << "no DeviceError";
+  } catch (const device::DeviceError& e) {
+    EXPECT_EQ(e.code(), regs::kErrWatchdog) << e.what();
+    EXPECT_EQ(e.dma_cause(), 0u) << e.what();
+    EXPECT_CONTAINS(e.what(), "WATCHDOG");
+    EXPECT_TRUE(device::Retryable(e));
+  }
+  bus.WriteRegister(regs::kControl, regs::kControlSoftResetMask);
+  EXPECT_EQ(bus.ReadRegister(regs::kWatchdog), 5000u);  // configuration: kept
+  EXPECT_EQ(bus.ReadRegister(regs::kErrorCode), 0u);
+  bus.host_memory().ClearFaults();
+  std::mt19937_64 rng(29);
+  RunDenseExact(dev, RandomDense(rng, 20, 30, 20));
+}
+
+// The runtime's retry policy on the model device: a transient fault (the first DMA read of the
+// layer's data fails with CA, once) is recovered by a soft reset and a rerun, bit-exact, and the
+// stats say what was recovered; a persistent one fails every allowed rerun and throws
+// DeviceFailure naming the cause; a programming error is not retried.
+TEST(ModelDevice, RetryPolicyRecoversATransientFault) {
+  std::mt19937_64 rng(31);
+  const DenseCase c = RandomDense(rng, 33, 40, 25);
+  const Tensor<int8_t> want =
+      golden::Dense(c.x, c.layer.weights, c.layer.bias, c.layer.input_zero_point, c.layer.requant);
+  const device::DeviceOptions defaults;
+  const uint64_t region = defaults.host_base + 16ull * defaults.max_ring_slots;
+  using Kind = model::HostMemory::FaultKind;
+  for (const uint64_t times : {1, 2, 3}) {
+    SCOPED_TRACE("fails " + std::to_string(times) + " times");
+    auto platform = MakeModelPlatform("n16");
+    platform->device().host_memory().AddFault(region, uint64_t{1} << 30, Kind::kAbort, times);
+    runtime::DeviceBackend backend("model", std::move(platform), {});  // 2 reruns
+    if (times <= 2) {
+      const auto r = backend.RunDense(c.x, c.layer);
+      EXPECT_EQ(r.output.data, want.data);
+      ASSERT_EQ(r.stats.recovered_errors.size(), times);
+      EXPECT_CONTAINS(r.stats.recovered_errors[0], "DMA_ERROR at instruction ");
+      EXPECT_CONTAINS(r.stats.recovered_errors[0], " [CA on a READ_HOST read (tag 0)]");
+    } else {
+      try {
+        backend.RunDense(c.x, c.layer);
+        ADD_FAILURE() << "no DeviceFailure";
+      } catch (const runtime::DeviceFailure& e) {
+        EXPECT_EQ(e.attempts(), 3);
+        EXPECT_CONTAINS(e.what(), "CA on a READ_HOST read");
+        EXPECT_CONTAINS(e.what(), "the retry policy allows 2 reruns");
+      }
+    }
+  }
+  // --retries 0: the first failure is final.
+  {
+    auto platform = MakeModelPlatform("n16");
+    platform->device().host_memory().AddFault(region, uint64_t{1} << 30, Kind::kUnsupported, 1);
+    runtime::BackendOptions options;
+    options.retries = 0;
+    runtime::DeviceBackend backend("model", std::move(platform), options);
+    EXPECT_THROW(backend.RunDense(c.x, c.layer), runtime::DeviceFailure);
+  }
+  // Not retryable: an error the program causes, and a DMA_ERROR without a failed completion.
+  EXPECT_FALSE(device::Retryable(device::DeviceError(
+      "x", false, static_cast<uint32_t>(isa::Error::kLengthZero), 0)));
+  EXPECT_FALSE(device::Retryable(
+      device::DeviceError("x", false, static_cast<uint32_t>(isa::Error::kDmaError), 0, 0)));
+  EXPECT_FALSE(device::Retryable(device::DeviceError("x", true, 0, 0)));
+}
+
 TEST(ModelDevice, RunTimeErrorsOfTheController) {
   auto platform = MakeModelPlatform("n8");
   device::Device dev(platform->device());
