@@ -89,7 +89,8 @@ tpu_add_synth_test(host_beat_adapter_n16 TOP tpu_host_beat_adapter
 tpu_add_synth_test(host_dma TOP tpu_host_dma
   SOURCES ${TPU_HOST_IF_SYNTH_COMMON} ${TPU_RTL_DIR}/host_if/tpu_host_rx.sv
           ${TPU_RTL_DIR}/host_if/tpu_host_dma_rd.sv ${TPU_RTL_DIR}/host_if/tpu_host_dma_wr.sv
-          ${TPU_RTL_DIR}/host_if/tpu_host_tx.sv ${TPU_RTL_DIR}/host_if/tpu_host_dma.sv
+          ${TPU_RTL_DIR}/host_if/tpu_host_tx.sv ${TPU_RTL_DIR}/host_if/tpu_host_cfg.sv
+          ${TPU_RTL_DIR}/host_if/tpu_host_dma.sv
   FLOW "synth -top tpu_host_dma -flatten -run begin:fine"
   CHECKS "select -assert-count 8 t:$mem_v2")
 
