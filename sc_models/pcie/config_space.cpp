@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <stdexcept>
 
 namespace tpu::sc {
 namespace {
@@ -60,6 +61,19 @@ std::string CheckConfigStep(const ConfigStep& step, uint32_t value) {
   return "enumeration: configuration register " + Hex(step.offset).substr(6) + " (" + step.what +
          ") reads " + Hex(value) + ", expected " + Hex(step.expect & step.expect_mask) +
          " under mask " + Hex(step.expect_mask) + ": is this the TPU device?";
+}
+
+void RunEnumeration(const std::vector<ConfigStep>& steps,
+                    const std::function<uint32_t(uint16_t offset)>& read,
+                    const std::function<void(uint16_t offset, uint32_t value)>& write) {
+  for (const ConfigStep& step : steps) {
+    if (step.write) {
+      write(step.offset, step.value);
+      continue;
+    }
+    const std::string why = CheckConfigStep(step, read(step.offset));
+    if (!why.empty()) throw std::runtime_error(why);
+  }
 }
 
 uint32_t ConfigSpace::Read(uint16_t offset) const {

@@ -6,6 +6,7 @@
 #define TPU_SC_MODELS_PCIE_CONFIG_SPACE_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,11 @@ std::vector<ConfigStep> EnumerationSteps(uint32_t bar0, uint32_t max_payload,
                                          uint32_t max_read_request);
 // "" if `value` is what `step` expects, else a message naming the register and both values.
 std::string CheckConfigStep(const ConfigStep& step, uint32_t value);
+// Runs `steps` through blocking configuration accessors (a platform's bring-up); throws
+// std::runtime_error with CheckConfigStep's message at the first unexpected value.
+void RunEnumeration(const std::vector<ConfigStep>& steps,
+                    const std::function<uint32_t(uint16_t offset)>& read,
+                    const std::function<void(uint16_t offset, uint32_t value)>& write);
 
 // The function's registers (tpu_host_cfg): reads of unimplemented offsets give 0, writes
 // change only the read/write fields (Command's MSE and BME, BAR0 bits 31:12, Device Control's
