@@ -187,10 +187,11 @@ void RootComplex::OnCompletion(const Tlp& tlp) {
   slot.status = tlp.status;
   slot.value = 0;
   if (tlp.status == CompletionStatus::kSuccess) {
-    if (tlp.kind != TlpKind::kCompletionData || tlp.length_dw != 1 || tlp.byte_count != 4) {
+    const TlpKind want = slot.expect_data ? TlpKind::kCompletionData : TlpKind::kCompletion;
+    if (tlp.kind != want || (slot.expect_data && tlp.length_dw != 1) || tlp.byte_count != 4) {
       ++stats_.unexpected_completions;
-      slot.status = CompletionStatus::kCompleterAbort;  // not a 1-DW answer: the read failed
-    } else {
+      slot.status = CompletionStatus::kCompleterAbort;  // not the answer asked for: failed
+    } else if (slot.expect_data) {
       slot.value = LoadDw(tlp.data);
     }
   }
@@ -239,6 +240,10 @@ RootComplex::RegisterRead RootComplex::TryReadRegister(uint32_t offset,
   if (offset % 4 != 0 || offset >= 4096) {
     throw std::invalid_argument(RegisterName(offset) + " is not a DW inside the 4 KiB BAR0");
   }
+  return Transact(MakeMemRead(kRootComplexId, 0, config_.bar0_address + offset, 4), timeout);
+}
+
+RootComplex::RegisterRead RootComplex::Transact(Tlp request, const sc_core::sc_time& timeout) {
   for (;;) {
     int free_tag = -1;
     for (int i = 0; i < 256 && free_tag < 0; ++i) {
@@ -250,9 +255,9 @@ RootComplex::RegisterRead RootComplex::TryReadRegister(uint32_t offset,
       RegisterSlot& slot = slots_[free_tag];
       slot.busy = true;
       slot.completed = false;
-      slot.offset = offset;
-      Send(MakeMemRead(kRootComplexId, static_cast<uint8_t>(free_tag),
-                       config_.bar0_address + offset, 4));
+      slot.expect_data = request.kind != TlpKind::kConfigWrite0;
+      request.tag = static_cast<uint8_t>(free_tag);
+      Send(request);
       if (!slot.completed) sc_core::wait(timeout, slot.done);
       RegisterRead r;
       r.timed_out = !slot.completed;
@@ -277,6 +282,35 @@ uint32_t RootComplex::ReadRegister(uint32_t offset) {
                         std::to_string(static_cast<int>(r.status)) + " (0 = success)");
   }
   return r.value;
+}
+
+uint32_t RootComplex::TransactOrThrow(const Tlp& request, const std::string& what) {
+  const sc_core::sc_time timeout = Ns(config_.register_timeout_ns);
+  const RegisterRead r = Transact(request, timeout);
+  if (r.timed_out) throw RegisterError(what + ": no completion within " + timeout.to_string());
+  if (r.status != CompletionStatus::kSuccess) {
+    throw RegisterError(what + ": completed with status " +
+                        std::to_string(static_cast<int>(r.status)) + " (0 = success)");
+  }
+  return r.value;
+}
+
+uint32_t RootComplex::ConfigRead(uint16_t offset) {
+  return TransactOrThrow(MakeConfigRead(kRootComplexId, 0, kDeviceId, offset),
+                         "configuration read of " + std::to_string(offset));
+}
+
+void RootComplex::ConfigWrite(uint16_t offset, uint32_t value, uint8_t first_be) {
+  TransactOrThrow(MakeConfigWrite(kRootComplexId, 0, kDeviceId, offset, value, first_be),
+                  "configuration write of " + std::to_string(offset));
+}
+
+void RootComplex::Enumerate() {
+  RunEnumeration(
+      EnumerationSteps(static_cast<uint32_t>(config_.bar0_address), config_.max_payload,
+                       config_.max_read_request),
+      [this](uint16_t offset) { return ConfigRead(offset); },
+      [this](uint16_t offset, uint32_t value) { ConfigWrite(offset, value); });
 }
 
 std::optional<RootComplex::Interrupt> RootComplex::WaitForInterrupt(

@@ -16,6 +16,10 @@
 // - The driver's side (call from an SC_THREAD): WriteRegister / ReadRegister send 1-DW MWr /
 //   MRd to BAR0 and, for reads, wait for the completion with a timeout; WaitForInterrupt
 //   waits for an MSI with a timeout.
+// - Configuration (from an SC_THREAD): ConfigRead / ConfigWrite send CfgRd0 / CfgWr0 to the
+//   device (target ID kDeviceId) and wait for their completion; Enumerate runs the host's
+//   bring-up (sc::EnumerationSteps: IDs, BAR0 sizing and address, MPS and MRRS as configured,
+//   Memory Space and Bus Master Enable) before the device is used.
 // Debug transport on `rx` (transport_dbg) reads and writes host memory directly, the address
 // being the host address.
 // The RTL tests' cycle-level stimulus model with the same role is testbench/host_if/root_complex.h
@@ -39,6 +43,7 @@
 
 #include "device/pcie_faults.h"
 #include "model/host_memory.h"
+#include "sc_models/pcie/config_space.h"
 #include "sc_models/pcie/tlp.h"
 
 namespace tpu::sc {
@@ -106,6 +111,14 @@ class RootComplex : public sc_core::sc_module {
   // As TryReadRegister with the configured timeout; throws RegisterError naming the register
   // on a timeout or an error status.
   uint32_t ReadRegister(uint32_t offset);
+  // Type 0 configuration read / write of the register at byte offset `offset` of the device,
+  // waiting up to the register timeout for the completion; throw RegisterError naming the
+  // register on a timeout or an error status.
+  uint32_t ConfigRead(uint16_t offset);
+  void ConfigWrite(uint16_t offset, uint32_t value, uint8_t first_be = 0xF);
+  // The bring-up described above (once, before any BAR0 access); throws std::runtime_error if
+  // the device answers unexpectedly.
+  void Enumerate();
   // The oldest interrupt not yet taken, waiting up to `timeout` for one; nullopt on timeout.
   std::optional<Interrupt> WaitForInterrupt(const sc_core::sc_time& timeout);
   // Notified at every MSI.
@@ -122,10 +135,10 @@ class RootComplex : public sc_core::sc_module {
   };
   // The injected answer to a device MRd (a fault range's kind, or a drawn completion fault).
   std::optional<model::HostMemory::FaultKind> CompletionFault(const Tlp& tlp);
-  struct RegisterSlot {  // a register read waiting for its completion
+  struct RegisterSlot {  // a register read or configuration request waiting for its completion
     bool busy = false;
     bool completed = false;
-    uint32_t offset = 0;
+    bool expect_data = true;  // a read (CplD of one DW); a configuration write: a Cpl
     CompletionStatus status = CompletionStatus::kSuccess;
     uint32_t value = 0;
     sc_core::sc_event done;
@@ -139,6 +152,11 @@ class RootComplex : public sc_core::sc_module {
   void CompleterThread();
   // b_transport on tx and wait for the annotated delay.
   void Send(const Tlp& tlp);
+  // Sends a non-posted request (its tag replaced by a free one) and waits up to `timeout` for
+  // its completion.
+  RegisterRead Transact(Tlp request, const sc_core::sc_time& timeout);
+  // Transact with the register timeout; throws RegisterError naming `what` unless it succeeds.
+  uint32_t TransactOrThrow(const Tlp& request, const std::string& what);
 
   RootComplexConfig config_;
   model::HostMemory memory_;

@@ -45,7 +45,8 @@ std::string Dump(uint32_t offset, uint32_t value) {
 [[noreturn]] void ThrowNoAnswer(const std::exception& e, const std::string& doing) {
   throw DeviceError("the device does not answer register reads (" + std::string(e.what()) +
                         ") while " + doing +
-                        ": check that it is present, its link is up and BAR0 is mapped",
+                        ": check that it is present, its link is up and BAR0 is mapped "
+                        "(enumerated, with Memory Space Enable set)",
                     true, 0, 0);
 }
 
@@ -470,7 +471,8 @@ void Device::ThrowHung(const std::string& why, double waited_ns) {
       what +=
           "The device is still running: if the program is long, raise "
           "DeviceOptions::run_timeout_ns; if RING_HEAD does not move, the program may wait "
-          "on a token nothing signals.";
+          "on a token nothing signals, or the device may not be a bus master (it sends no "
+          "request until the host sets Bus Master Enable in its configuration space).";
     } else {
       what +=
           "The device is not running: check that the ring (RING_BASE, RING_SIZE, "

@@ -10,7 +10,12 @@
 //   wr_held_i (a write beat held in front of it, by tpu_host_beat_adapter) keeps wr_empty_o
 //   low, so that client-0 MRds and MSIs also wait for that beat,
 // - tpu_host_tx: formats and arbitrates the TLPs sent (register read completions, MSI, MWr,
-//   MRd).
+//   MRd),
+// - tpu_host_cfg: the configuration space (CfgRd0 / CfgWr0 from the receive side): the
+//   requester ID, Memory Space Enable (BAR0 accesses), Bus Master Enable (no request leaves
+//   the transmit side without it) and the MPS / MRRS the engines use.
+// Out of reset Bus Master Enable and Memory Space Enable are clear: the host enumerates the
+// device (docs/host_if.md section 8) before BAR0 accesses or DMA work.
 // The register file and the ring are outside (tpu_host_if): a register read's completion
 // leaves when both its data (reg_rsp_*) and the fields the receive side kept are there; an
 // Unsupported Request completion (a non-posted request the device does not take) needs only
@@ -21,8 +26,8 @@
 // transmit side in the cycle after the run closed, a write run's header likewise; tx_* are
 // registers (one beat per cycle while tx_ready_i).
 module tpu_host_dma #(
-  parameter int unsigned MaxPayload = 256,    // MPS, bytes
-  parameter int unsigned MaxReadReq = 512,    // MRRS, bytes
+  parameter int unsigned MaxPayload = 256,    // largest MPS, bytes
+  parameter int unsigned MaxReadReq = 512,    // largest MRRS, bytes
   parameter int unsigned NumTags    = 16,     // DMA reads outstanding (2 for the ring)
   parameter int unsigned Timeout    = 65536,  // completion timeout, cycles
   parameter int unsigned IdleGap    = 4       // cycles without a beat that close a DMA run
@@ -94,7 +99,16 @@ module tpu_host_dma #(
   logic [7:0]  rcpl_tag;
   logic [6:0]  rcpl_lower_addr;
   logic [11:0] rcpl_byte_count;
-  logic        rcpl_ur;
+  logic        rcpl_ur, rcpl_cfg, rcpl_nodata;
+  logic [15:0] rcpl_completer;
+  logic [31:0] rcpl_cfg_data;
+  // rx <-> configuration space
+  logic        cfg_write, mem_enable, bus_master;
+  logic [9:0]  cfg_reg;
+  logic [3:0]  cfg_be;
+  logic [31:0] cfg_wdata, cfg_rdata, bar0;
+  logic [15:0] cfg_target, dev_id;
+  logic [11:0] mps_mask, mrrs_mask;
   // rx -> read engine: completion beats
   logic         cpl_valid, cpl_first, cpl_last, cpl_has_data, cpl_poisoned;
   logic [7:0]   cpl_tag;
@@ -131,6 +145,14 @@ module tpu_host_dma #(
     .reg_req_addr_o    (reg_req_addr_o),
     .reg_req_wdata_o   (reg_req_wdata_o),
     .reg_req_be_o      (reg_req_be_o),
+    .cfg_write_o       (cfg_write),
+    .cfg_reg_o         (cfg_reg),
+    .cfg_be_o          (cfg_be),
+    .cfg_wdata_o       (cfg_wdata),
+    .cfg_target_o      (cfg_target),
+    .cfg_rdata_i       (cfg_rdata),
+    .id_i              (dev_id),
+    .mem_enable_i      (mem_enable),
     .rcpl_valid_o      (rcpl_info_valid),
     .rcpl_ready_i      (rcpl_ready),
     .rcpl_requester_o  (rcpl_requester),
@@ -138,6 +160,10 @@ module tpu_host_dma #(
     .rcpl_lower_addr_o (rcpl_lower_addr),
     .rcpl_byte_count_o (rcpl_byte_count),
     .rcpl_ur_o         (rcpl_ur),
+    .rcpl_cfg_o        (rcpl_cfg),
+    .rcpl_nodata_o     (rcpl_nodata),
+    .rcpl_completer_o  (rcpl_completer),
+    .rcpl_data_o       (rcpl_cfg_data),
     .cpl_valid_o       (cpl_valid),
     .cpl_first_o       (cpl_first),
     .cpl_last_o        (cpl_last),
@@ -152,10 +178,35 @@ module tpu_host_dma #(
     .drop_count_o      (rx_drop_count_o)
   );
 
+  // ---- configuration space -----------------------------------------------------------------
+  tpu_host_cfg #(
+    .MaxPayload(MaxPayload),
+    .MaxReadReq(MaxReadReq)
+  ) u_cfg (
+    .clk_i        (clk_i),
+    .rst_ni       (rst_ni),
+    .req_write_i  (cfg_write),
+    .req_reg_i    (cfg_reg),
+    .req_be_i     (cfg_be),
+    .req_wdata_i  (cfg_wdata),
+    .req_target_i (cfg_target),
+    .rdata_o      (cfg_rdata),
+    .id_o         (dev_id),
+    .mem_enable_o (mem_enable),
+    .bus_master_o (bus_master),
+    .mps_mask_o   (mps_mask),
+    .mrrs_mask_o  (mrrs_mask),
+    .bar0_o       (bar0)
+  );
+
+  // The link routes BAR0 hits here by address: the device does not decode it.
+  logic unused_bar0;
+  assign unused_bar0 = ^bar0;
+
   // A register read's completion needs both its data and the fields the receive side kept;
-  // an Unsupported Request completion only the fields.
-  assign rcpl_valid      = rcpl_info_valid && (rcpl_ur || reg_rsp_valid_i);
-  assign reg_rsp_ready_o = rcpl_ready && !rcpl_ur;
+  // an Unsupported Request or configuration completion only the fields.
+  assign rcpl_valid      = rcpl_info_valid && (rcpl_ur || rcpl_cfg || reg_rsp_valid_i);
+  assign reg_rsp_ready_o = rcpl_ready && !rcpl_ur && !rcpl_cfg;
 
   // ---- DMA ---------------------------------------------------------------------------------
   tpu_host_dma_rd #(
@@ -170,6 +221,7 @@ module tpu_host_dma #(
     .rst_ni           (rst_ni),
     .flush_i          (rd_flush_i),
     .wr_empty_i       (wr_empty_o),
+    .mrrs_mask_i      (mrrs_mask),
     .req_valid_i      (rd_req_valid_i),
     .req_ready_o      (rd_req_ready_o),
     .req_addr_i       (rd_req_addr_i),
@@ -215,6 +267,7 @@ module tpu_host_dma #(
     .rst_ni         (rst_ni),
     .flush_i        (wr_flush_i),
     .close_i        (wr_close),
+    .mps_mask_i     (mps_mask),
     .req_valid_i    (wr_req_valid_i),
     .req_ready_o    (wr_req_ready_o),
     .req_addr_i     (wr_req_addr_i),
@@ -246,6 +299,8 @@ module tpu_host_dma #(
     .tx_data_o         (tx_data_o),
     .tx_sop_o          (tx_sop_o),
     .tx_eop_o          (tx_eop_o),
+    .id_i              (dev_id),
+    .bus_master_i      (bus_master),
     .rcpl_valid_i      (rcpl_valid),
     .rcpl_ready_o      (rcpl_ready),
     .rcpl_requester_i  (rcpl_requester),
@@ -253,6 +308,10 @@ module tpu_host_dma #(
     .rcpl_lower_addr_i (rcpl_lower_addr),
     .rcpl_byte_count_i (rcpl_byte_count),
     .rcpl_ur_i         (rcpl_ur),
+    .rcpl_nodata_i     (rcpl_nodata),
+    .rcpl_cfg_i        (rcpl_cfg),
+    .rcpl_completer_i  (rcpl_completer),
+    .rcpl_cfg_data_i   (rcpl_cfg_data),
     .rcpl_data_i       (reg_rsp_rdata_i),
     .mrd_valid_i       (mrd_valid),
     .mrd_ready_o       (mrd_ready),

@@ -5,8 +5,9 @@
 // order; the clients do not wait for each other.
 //
 // Requests: a client's consecutive beats (address + 16 each time) coalesce into one run that
-// becomes one MRd of up to MaxReadReq bytes, never crossing a MaxReadReq-aligned (hence 4 KiB)
-// boundary. A run ends when a beat does not continue it, when it reaches such a boundary, when
+// becomes one MRd of up to MRRS bytes, never crossing an MRRS-aligned (hence 4 KiB) boundary,
+// MRRS being the size in use (mrrs_mask_i + 1: Device Control's, at most MaxReadReq; a run open
+// when it changes ends at the next boundary of the new size). A run ends when a beat does not continue it, when it reaches such a boundary, when
 // the client marks a beat req_last_i, or after IdleGap cycles without a beat; it then waits in
 // a register for a free tag and the transmit side. Client 0's MRds also wait for wr_empty_i
 // (the write engine has sent everything), so that a read never passes an earlier write. At
@@ -72,6 +73,7 @@ module tpu_host_dma_rd #(
   input  logic                      rst_ni,
   input  logic [NumClients-1:0]     flush_i,          // drop client c's requests and beats
   input  logic                      wr_empty_i,       // the write engine has nothing left
+  input  logic [11:0]               mrrs_mask_i,      // MRRS in use - 1 (<= MaxReadReq - 1)
   // Client requests, one beat each (client c at [c] / [64c +: 64]).
   input  logic [NumClients-1:0]     req_valid_i,      // a beat read is offered
   output logic [NumClients-1:0]     req_ready_o,      // ... and taken this cycle
@@ -163,12 +165,13 @@ module tpu_host_dma_rd #(
   logic [NumClients-1:0] issue_c;               // client c's waiting MRd is sent this cycle
 
   for (genvar c = 0; c < NumClients; c++) begin : g_run
-    logic [63:0] addr, next_addr, addr_plus;
+    logic [63:0] addr, next_addr;
+    logic [11:0] addr_plus;  // the next beat's address bits 11:0 (blocks are at most 4 KiB)
     logic        extend, want_close, do_close, accept;
 
     assign addr       = req_addr_i[64*c +: 64];
     assign next_addr  = base_q[c] + {{(64-NbW-4){1'b0}}, run_nb_q[c], 4'b0000};
-    assign addr_plus  = addr + 64'd16;
+    assign addr_plus  = addr[11:0] + 12'd16;
     assign extend     = open_q[c] && !full_q[c] && idle_q[c] < GapW'(IdleGap) &&
                         addr == next_addr;
     assign want_close = open_q[c] && (full_q[c] || idle_q[c] >= GapW'(IdleGap) ||
@@ -202,8 +205,9 @@ module tpu_host_dma_rd #(
           base_d[c]   = addr;
           run_nb_d[c] = NbW'(1);
         end
-        // Full when the next beat would start a new MaxReadReq block.
-        full_d[c] = req_last_i[c] || (addr_plus % 64'(MaxReadReq)) == 64'd0;
+        // Full when the next beat would start a new block of the MRRS in use (Device
+        // Control, at most MaxReadReq: a run never outgrows its tag's slot).
+        full_d[c] = req_last_i[c] || (addr_plus & mrrs_mask_i) == 12'd0;
         idle_d[c] = '0;
       end else if (open_q[c] && idle_q[c] < GapW'(IdleGap)) begin
         idle_d[c] = idle_q[c] + GapW'(1);

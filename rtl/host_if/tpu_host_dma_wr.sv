@@ -4,10 +4,11 @@
 //
 // Runs: consecutive beats whose written bytes form one contiguous byte range (the first beat's
 // mask ends at byte 15, the following beats are full, the last one's mask starts at byte 0)
-// coalesce into one MWr of up to MaxPayload bytes that never crosses a MaxPayload-aligned
-// (hence 4 KiB) boundary: its first and last DW byte enables cover the partial DWs at the
-// ends. A run is sent when a beat does not continue it, when it ends in a partial beat or at a
-// MaxPayload boundary, when close_i is high (a read follows: tpu_host_if raises it when the
+// coalesce into one MWr of up to MPS bytes that never crosses an MPS-aligned (hence 4 KiB)
+// boundary, MPS being the size in use (mps_mask_i + 1: Device Control's, at most MaxPayload;
+// a run open when it changes ends at the next boundary of the new size): its first and last
+// DW byte enables cover the partial DWs at the ends. A run is sent when a beat does not
+// continue it, when it ends in a partial beat or at an MPS boundary, when close_i is high (a read follows: tpu_host_if raises it when the
 // core's read is taken), or after IdleGap cycles without a beat. A beat whose mask is not one
 // contiguous range is sent as one 1-DW MWr per DW with bytes to write, carrying that DW's byte
 // enables as they are; a beat with an empty mask is taken and dropped.
@@ -35,6 +36,7 @@ module tpu_host_dma_wr #(
   input  logic         rst_ni,
   input  logic         flush_i,         // soft reset: drop everything not yet started
   input  logic         close_i,         // send the open run now
+  input  logic [11:0]  mps_mask_i,      // MPS in use - 1 (<= MaxPayload - 1)
   // Write beats.
   input  logic         req_valid_i,     // a beat is offered
   output logic         req_ready_o,     // ... and taken this cycle
@@ -120,7 +122,8 @@ module tpu_host_dma_wr #(
   logic [DescW-1:0] desc_in, desc_out;
   logic             desc_valid, desc_pop, desc_empty, desc_in_ready;
   logic [DcW-1:0]   desc_count;
-  logic [63:0]      next_addr, addr_plus;
+  logic [63:0]      next_addr;
+  logic [11:0]      addr_plus;  // the next beat's address bits 11:0 (MPS is at most 4 KiB)
   logic             extend, close_run, dwrite;
   // The open run as a descriptor.
   logic [1:0]       r_fd;
@@ -135,7 +138,7 @@ module tpu_host_dma_wr #(
   assign data_room = dcount_q != CntW'(DataDepth);
   assign desc_room = desc_count != DcW'(DescDepth);
   assign next_addr = run_addr_q + 64'({run_nb_q, 4'b0000});
-  assign addr_plus = req_addr_i + 64'd16;
+  assign addr_plus = req_addr_i[11:0] + 12'd16;
   // The beat can continue the open run (unless the run is sent in this cycle anyway: then
   // the beat starts the next run).
   assign extend    = open_q && !done_q && req_addr_i == next_addr && m_contig && lo == 4'd0;
@@ -217,14 +220,14 @@ module tpu_host_dma_wr #(
         if (extend && !desc_push) begin
           run_nb_d = run_nb_q + NbW'(1);
           run_hi_d = hi;
-          done_d   = hi != 4'd15 || (addr_plus % 64'(MaxPayload)) == 64'd0;
+          done_d   = hi != 4'd15 || (addr_plus & mps_mask_i) == 12'd0;
         end else if (m_contig) begin
           open_d     = 1'b1;
           run_addr_d = req_addr_i;
           run_lo_d   = lo;
           run_hi_d   = hi;
           run_nb_d   = NbW'(1);
-          done_d     = hi != 4'd15 || (addr_plus % 64'(MaxPayload)) == 64'd0;
+          done_d     = hi != 4'd15 || (addr_plus & mps_mask_i) == 12'd0;
         end else begin
           split_d      = {nib[3] != '0, nib[2] != '0, nib[1] != '0, nib[0] != '0};
           split_mask_d = req_mask_i;

@@ -1,12 +1,19 @@
 `include "tpu_assert.svh"
 // TLP receive side of the host interface (docs/host_if.md sections 1 and 3). Parses the TLPs
 // the link delivers on rx_* (128-bit beats, header in the first beat, payload beat aligned):
-// - MRd / MWr of one DW (3- or 4-DW header, no poisoned data) are BAR0 register accesses: they
-//   go out on reg_req_* (address bits 11:0, first DW byte enables, write data) from a register
-//   stage. For each read, the fields its completion echoes (requester ID, tag, lower address,
-//   byte count computed from the byte enables) are queued on rcpl_* in request order.
+// - MRd / MWr of one DW (3- or 4-DW header, no poisoned data) are BAR0 register accesses while
+//   Memory Space Enable is set (mem_enable_i): they go out on reg_req_* (address bits 11:0,
+//   first DW byte enables, write data) from a register stage. For each read, the fields its
+//   completion echoes (requester ID, tag, lower address, byte count computed from the byte
+//   enables, completer ID id_i) are queued on rcpl_* in request order. With Memory Space
+//   Enable clear, a BAR0 read is answered UR and a BAR0 write dropped (counted).
+// - CfgRd0 / CfgWr0 of one DW to function 0 access the configuration space (tpu_host_cfg) on
+//   cfg_*: a read's register value is taken when its header is, a write is applied when its
+//   data beat is; the completion (CplD with the value, or Cpl) is queued on rcpl_* like a
+//   register read's, in the same order, with the request's target ID as completer ID.
 // - Every other non-posted request (an MRd of BAR0 longer than one DW, e.g. a 64-bit read of a
-//   register pair, a locked read, I/O and configuration requests, atomics) is answered with an
+//   register pair, a locked read, I/O requests, configuration requests of type 1, to another
+//   function or longer than one DW, atomics) is answered with an
 //   Unsupported Request completion: its fields (requester ID, tag, the request's byte count and
 //   lower address, rcpl_ur_o set) are queued on rcpl_* in the same order, no register access is
 //   made, and a payload is consumed and thrown away. So every read the host sends completes.
@@ -41,6 +48,15 @@ module tpu_host_rx #(
   output logic [11:0]  reg_req_addr_o,     // byte address in BAR0, bits 1:0 zero
   output logic [31:0]  reg_req_wdata_o,    // write data
   output logic [3:0]   reg_req_be_o,       // first DW byte enables
+  // Configuration space (tpu_host_cfg).
+  output logic         cfg_write_o,        // a CfgWr0 is applied this cycle
+  output logic [9:0]   cfg_reg_o,          // register number of the request
+  output logic [3:0]   cfg_be_o,           // its first DW byte enables
+  output logic [31:0]  cfg_wdata_o,        // write data
+  output logic [15:0]  cfg_target_o,       // the write's target ID (bus, device, function)
+  input  logic [31:0]  cfg_rdata_i,        // register cfg_reg_o
+  input  logic [15:0]  id_i,               // the function's ID (completer ID)
+  input  logic         mem_enable_i,       // Command: Memory Space Enable
   // Completion fields of the register reads, in request order (tpu_host_tx).
   output logic         rcpl_valid_o,       // the oldest read's fields are offered
   input  logic         rcpl_ready_i,       // ... and taken this cycle
@@ -50,6 +66,10 @@ module tpu_host_rx #(
                                            // request other than an MRd: 0)
   output logic [11:0]  rcpl_byte_count_o,  // enabled byte span (0 = 4096)
   output logic         rcpl_ur_o,          // answer with an Unsupported Request Cpl
+  output logic         rcpl_cfg_o,         // a configuration request's: data from rcpl_data_o
+  output logic         rcpl_nodata_o,      // answer with a Cpl (UR, or a configuration write)
+  output logic [15:0]  rcpl_completer_o,   // completer ID
+  output logic [31:0]  rcpl_data_o,        // a configuration read's value
   // Completion beats for the DMA read engine (always taken).
   output logic         cpl_valid_o,        // a completion beat
   output logic         cpl_first_o,        // ... its TLP's first beat
@@ -66,14 +86,16 @@ module tpu_host_rx #(
   output logic [15:0]  drop_count_o        // TLPs dropped (saturates)
 );
 
-  // requester, tag, lower address, byte count, unsupported
-  localparam int unsigned InfoW = 16 + 8 + 7 + 12 + 1;
+  // requester, tag, lower address, byte count, unsupported, configuration, no data, completer,
+  // configuration read data
+  localparam int unsigned InfoW = 16 + 8 + 7 + 12 + 1 + 1 + 1 + 16 + 32;
 
-  typedef enum logic [1:0] {
-    StHdr    = 2'd0,  // expecting the first beat of a TLP
-    StWrData = 2'd1,  // a BAR0 write's header was taken, its data beat follows
-    StCpl    = 2'd2,  // forwarding the payload beats of a CplD
-    StDrop   = 2'd3   // dropping beats up to the end of the TLP
+  typedef enum logic [2:0] {
+    StHdr     = 3'd0,  // expecting the first beat of a TLP
+    StWrData  = 3'd1,  // a BAR0 write's header was taken, its data beat follows
+    StCpl     = 3'd2,  // forwarding the payload beats of a CplD
+    StDrop    = 3'd3,  // dropping beats up to the end of the TLP
+    StCfgData = 3'd4   // a CfgWr0's header was taken, its data beat follows
   } state_e;
 
   // ---------------------------------------------------------------------------------------
@@ -85,7 +107,7 @@ module tpu_host_rx #(
   logic [9:0]  len;
   logic        ep, is_mem, is_cpl, four_dw, with_data;
   logic        bar_read, bar_write, cpl_nodata, cpl_data;
-  logic        is_mrd, np_req, np_ur;
+  logic        is_mrd, np_req, np_ur, cfg_read, cfg_write;
   logic [31:0] mem_addr_lo;   // address bits 31:0 of an MRd / MWr
   logic [3:0]  first_be;
 
@@ -106,8 +128,14 @@ module tpu_host_rx #(
   assign first_be    = dw1[3:0];
 
   // Supported TLPs; each must end where its header says (MRd and Cpl in their header beat).
-  assign bar_read   = is_mem && !with_data && len == 10'd1 && rx_eop_i;
-  assign bar_write  = is_mem && with_data && len == 10'd1 && !ep && !rx_eop_i;
+  // BAR0 only while Memory Space Enable is set.
+  assign bar_read   = is_mem && !with_data && len == 10'd1 && rx_eop_i && mem_enable_i;
+  assign bar_write  = is_mem && with_data && len == 10'd1 && !ep && !rx_eop_i && mem_enable_i;
+  // Configuration type 0 (fmt 000 / 010, type 00100), one DW, function 0 (DW2 bits 18:16).
+  assign cfg_read   = fmt == 3'b000 && typ == 5'b00100 && len == 10'd1 && dw2[18:16] == 3'd0 &&
+                      rx_eop_i;
+  assign cfg_write  = fmt == 3'b010 && typ == 5'b00100 && len == 10'd1 && dw2[18:16] == 3'd0 &&
+                      !ep && !rx_eop_i;
   assign cpl_nodata = is_cpl && !with_data && rx_eop_i;
   assign cpl_data   = is_cpl && with_data && !rx_eop_i;
 
@@ -119,8 +147,8 @@ module tpu_host_rx #(
                               typ[4:1] == 4'b0010 ||
                               (with_data && (typ == 5'b01100 || typ == 5'b01101 ||
                                              typ == 5'b01110)));
-  assign np_ur  = np_req && !bar_read && (with_data ? !rx_eop_i : rx_eop_i) &&
-                  !(is_mrd && len == 10'd1);
+  assign np_ur  = np_req && !bar_read && !cfg_read && !cfg_write &&
+                  (with_data ? !rx_eop_i : rx_eop_i) && !(is_mrd && len == 10'd1 && mem_enable_i);
 
   // Completion fields of a single-DW read (PCIe byte count and lower address rules).
   logic [1:0] first_byte;
@@ -181,9 +209,25 @@ module tpu_host_rx #(
     end
   end
 
-  assign info_in = np_ur ? {dw1[31:16], dw1[15:8], ur_lower_addr, ur_byte_count, 1'b1} :
-                           {dw1[31:16], dw1[15:8], mem_addr_lo[6:2], first_byte,
-                            12'(byte_count), 1'b0};
+  // A CfgWr0's fields, kept until its data beat.
+  logic [15:0] cw_requester_d, cw_requester_q, cw_target_d, cw_target_q;
+  logic [7:0]  cw_tag_d, cw_tag_q;
+  logic [9:0]  cw_reg_d, cw_reg_q;
+  logic [3:0]  cw_be_d, cw_be_q;
+
+  always_comb begin
+    if (state_q == StCfgData) begin
+      // The write's completion (Cpl, byte count 4, lower address 0).
+      info_in = {cw_requester_q, cw_tag_q, 7'd0, 12'd4, 3'b011, cw_target_q, 32'h0};
+    end else if (cfg_read) begin
+      info_in = {dw1[31:16], dw1[15:8], 7'd0, 12'd4, 3'b010, dw2[31:16], cfg_rdata_i};
+    end else if (np_ur) begin
+      info_in = {dw1[31:16], dw1[15:8], ur_lower_addr, ur_byte_count, 3'b101, id_i, 32'h0};
+    end else begin
+      info_in = {dw1[31:16], dw1[15:8], mem_addr_lo[6:2], first_byte, 12'(byte_count), 3'b000,
+                 id_i, 32'h0};
+    end
+  end
 
   tpu_fifo #(
     .Width(InfoW),
@@ -202,8 +246,15 @@ module tpu_host_rx #(
     .empty_o     (info_empty)
   );
 
-  assign {rcpl_requester_o, rcpl_tag_o, rcpl_lower_addr_o, rcpl_byte_count_o, rcpl_ur_o} =
-      info_out;
+  assign {rcpl_requester_o, rcpl_tag_o, rcpl_lower_addr_o, rcpl_byte_count_o, rcpl_ur_o,
+          rcpl_cfg_o, rcpl_nodata_o, rcpl_completer_o, rcpl_data_o} = info_out;
+
+  // Configuration space port: a read's register from the header beat, a write's from the
+  // fields kept.
+  assign cfg_reg_o    = (state_q == StCfgData) ? cw_reg_q : dw2[11:2];
+  assign cfg_be_o     = (state_q == StCfgData) ? cw_be_q : first_be;
+  assign cfg_wdata_o  = rx_data_i[31:0];
+  assign cfg_target_o = cw_target_q;
 
   // ---------------------------------------------------------------------------------------
   // Beat handling
@@ -236,9 +287,10 @@ module tpu_host_rx #(
   always_comb begin
     rx_ready_o = 1'b1;
     unique case (state_q)
-      StHdr:    rx_ready_o = (!(rx_sop_i && bar_read) || (req_free && info_ready)) &&
-                             (!(rx_sop_i && np_ur) || info_ready);
-      StWrData: rx_ready_o = req_free;
+      StHdr:     rx_ready_o = (!(rx_sop_i && bar_read) || (req_free && info_ready)) &&
+                              (!(rx_sop_i && (np_ur || cfg_read)) || info_ready);
+      StWrData:  rx_ready_o = req_free;
+      StCfgData: rx_ready_o = info_ready;
       default:  rx_ready_o = 1'b1;
     endcase
   end
@@ -255,6 +307,12 @@ module tpu_host_rx #(
     wr_addr_d      = wr_addr_q;
     wr_be_d        = wr_be_q;
     info_push      = 1'b0;
+    cfg_write_o    = 1'b0;
+    cw_requester_d = cw_requester_q;
+    cw_target_d    = cw_target_q;
+    cw_tag_d       = cw_tag_q;
+    cw_reg_d       = cw_reg_q;
+    cw_be_d        = cw_be_q;
     drop           = 1'b0;
     ch_tag_d       = ch_tag_q;
     ch_status_d    = ch_status_q;
@@ -295,6 +353,15 @@ module tpu_host_rx #(
             state_d   = StWrData;
           end else if (cpl_data) begin
             state_d = StCpl;
+          end else if (cfg_read) begin
+            info_push = 1'b1;
+          end else if (cfg_write) begin
+            cw_requester_d = dw1[31:16];
+            cw_tag_d       = dw1[15:8];
+            cw_target_d    = dw2[31:16];
+            cw_reg_d       = dw2[11:2];
+            cw_be_d        = first_be;
+            state_d        = StCfgData;
           end else if (np_ur) begin
             info_push = 1'b1;
             state_d   = rx_eop_i ? StHdr : StDrop;  // a payload is thrown away, not counted
@@ -316,6 +383,17 @@ module tpu_host_rx #(
           req_wdata_d = rx_data_i[31:0];
           if (!rx_eop_i) begin
             // Longer than its one DW: the write is still done, the rest dropped and counted.
+            drop    = 1'b1;
+            state_d = StDrop;
+          end else begin
+            state_d = StHdr;
+          end
+        end
+        StCfgData: begin
+          cfg_write_o = 1'b1;
+          info_push   = 1'b1;
+          if (!rx_eop_i) begin
+            // Longer than its one DW (its header said one): done, the rest dropped and counted.
             drop    = 1'b1;
             state_d = StDrop;
           end else begin
@@ -351,6 +429,11 @@ module tpu_host_rx #(
       req_be_q       <= '0;
       wr_addr_q      <= '0;
       wr_be_q        <= '0;
+      cw_requester_q <= '0;
+      cw_target_q    <= '0;
+      cw_tag_q       <= '0;
+      cw_reg_q       <= '0;
+      cw_be_q        <= '0;
       ch_tag_q       <= '0;
       ch_status_q    <= '0;
       ch_ep_q        <= 1'b0;
@@ -373,6 +456,11 @@ module tpu_host_rx #(
       req_be_q       <= req_be_d;
       wr_addr_q      <= wr_addr_d;
       wr_be_q        <= wr_be_d;
+      cw_requester_q <= cw_requester_d;
+      cw_target_q    <= cw_target_d;
+      cw_tag_q       <= cw_tag_d;
+      cw_reg_q       <= cw_reg_d;
+      cw_be_q        <= cw_be_d;
       ch_tag_q       <= ch_tag_d;
       ch_status_q    <= ch_status_d;
       ch_ep_q        <= ch_ep_d;
@@ -419,6 +507,7 @@ module tpu_host_rx #(
   // ---------------------------------------------------------------------------------------
   `TPU_ASSERT_INIT(InfoDepthAtLeastTwo, InfoDepth >= 2)
   `TPU_ASSERT(InfoPushedWithRoom, !info_push || info_ready, clk_i, rst_ni)
-  `TPU_ASSERT(OneRequestAtATime, !(info_push && !np_ur && req_valid_q), clk_i, rst_ni)
+  `TPU_ASSERT(OneRequestAtATime, !(info_push && state_q == StHdr && bar_read && req_valid_q),
+              clk_i, rst_ni)
 
 endmodule

@@ -2,9 +2,11 @@
 // TLP transmit side of the host interface (docs/host_if.md sections 1 and 6): formats and
 // sends, one TLP at a time and never interleaving the beats of two TLPs,
 // - CplD for BAR0 register reads (rcpl_*: the read data with the fields the receive side kept:
-//   requester ID, tag, lower address, byte count; completer ID DeviceId, status SC, length 1),
-//   and, for a non-posted request the device does not take (rcpl_ur_i), a Cpl without data
-//   with status UR and the request's byte count and lower address,
+//   requester ID, tag, lower address, byte count, completer ID; status SC, length 1), for
+//   configuration reads likewise with the value the receive side kept (rcpl_cfg_i), a Cpl with
+//   status SC for configuration writes, and, for a non-posted request the device does not take
+//   (rcpl_ur_i), a Cpl without data with status UR and the request's byte count and lower
+//   address,
 // - MSI: a 1-DW MWr of msi_data_i (upper half 0) to msi_addr_i, for each msi_request_i pulse
 //   (up to three pending), sent only while wr_empty_i says the write engine holds nothing, so
 //   the MSI follows every write TLP the device formed before it,
@@ -13,13 +15,17 @@
 // Arbitration between TLPs, fixed priority: register completions first (the host waits for
 // them and they are rare), then a pending MSI, then MWr and MRd in turn (round robin, so
 // neither a long write nor a long read stream starves the other). Requests from the device
-// carry requester ID DeviceId and a 4-DW header only when the address is 4 GiB or above.
+// carry requester ID id_i (the function's bus and device numbers from configuration space)
+// and a 4-DW header only when the address is 4 GiB or above. While bus_master_i (Command:
+// Bus Master Enable) is clear, no request (MSI, MWr, MRd) is started: they wait, and
+// completions still leave.
 // Output: one register stage (tx_* are registers); one beat per cycle while tx_ready_i.
-module tpu_host_tx #(
-  parameter logic [15:0] DeviceId = 16'h0100  // completer and requester ID (bus 1, dev 0, fn 0)
-) (
+module tpu_host_tx (
   input  logic         clk_i,
   input  logic         rst_ni,
+  // Configuration (tpu_host_cfg).
+  input  logic [15:0]  id_i,                // requester ID of the device's requests
+  input  logic         bus_master_i,        // requests may be sent
   // TLP beats to the link.
   output logic         tx_valid_o,          // a beat is offered
   input  logic         tx_ready_i,          // ... and taken this cycle
@@ -34,6 +40,10 @@ module tpu_host_tx #(
   input  logic [6:0]   rcpl_lower_addr_i,   // lower address
   input  logic [11:0]  rcpl_byte_count_i,   // byte count (0 = 4096)
   input  logic         rcpl_ur_i,           // Cpl with status UR, no data
+  input  logic         rcpl_nodata_i,       // Cpl without data (UR, configuration write)
+  input  logic         rcpl_cfg_i,          // configuration request: data from rcpl_cfg_data_i
+  input  logic [15:0]  rcpl_completer_i,    // completer ID
+  input  logic [31:0]  rcpl_cfg_data_i,     // a configuration read's value
   input  logic [31:0]  rcpl_data_i,         // the register's value
   // Read requests of the read engine.
   input  logic         mrd_valid_i,         // an MRd is offered
@@ -95,35 +105,35 @@ module tpu_host_tx #(
 
   // DW0 = {fmt, type, 14'b0 (TC, attributes, TD, EP, AT), length}; request DW1 = {requester,
   // tag, last BE, first BE}; address in DW2 (3 DW) or DW2 (bits 63:32) and DW3.
-  assign h_cpl = rcpl_ur_i ?
+  assign h_cpl = rcpl_nodata_i ?
                  {32'h0,
                   {rcpl_requester_i, rcpl_tag_i, 1'b0, rcpl_lower_addr_i},
-                  {DeviceId, StatusUr, 1'b0, rcpl_byte_count_i},
+                  {rcpl_completer_i, rcpl_ur_i ? StatusUr : 3'b000, 1'b0, rcpl_byte_count_i},
                   {3'b000, TypeCpl, 14'h0, 10'd0}} :
                  {32'h0,
                   {rcpl_requester_i, rcpl_tag_i, 1'b0, rcpl_lower_addr_i},
-                  {DeviceId, 3'b000, 1'b0, rcpl_byte_count_i},
+                  {rcpl_completer_i, 3'b000, 1'b0, rcpl_byte_count_i},
                   {3'b010, TypeCpl, 14'h0, 10'd1}};
   assign h_mrd = mrd_4dw ?
                  {mrd_addr_i[31:2], 2'b00, mrd_addr_i[63:32],
-                  {DeviceId, mrd_tag_i, mrd_last_be, 4'b1111},
+                  {id_i, mrd_tag_i, mrd_last_be, 4'b1111},
                   {3'b001, TypeMem, 14'h0, mrd_dwords_i}} :
                  {32'h0, mrd_addr_i[31:2], 2'b00,
-                  {DeviceId, mrd_tag_i, mrd_last_be, 4'b1111},
+                  {id_i, mrd_tag_i, mrd_last_be, 4'b1111},
                   {3'b000, TypeMem, 14'h0, mrd_dwords_i}};
   assign h_mwr = mwr_4dw ?
                  {hdr_addr_i[31:2], 2'b00, hdr_addr_i[63:32],
-                  {DeviceId, 8'h00, hdr_last_be_i, hdr_first_be_i},
+                  {id_i, 8'h00, hdr_last_be_i, hdr_first_be_i},
                   {3'b011, TypeMem, 14'h0, hdr_dwords_i}} :
                  {32'h0, hdr_addr_i[31:2], 2'b00,
-                  {DeviceId, 8'h00, hdr_last_be_i, hdr_first_be_i},
+                  {id_i, 8'h00, hdr_last_be_i, hdr_first_be_i},
                   {3'b010, TypeMem, 14'h0, hdr_dwords_i}};
   assign h_msi = msi_4dw ?
                  {msi_addr_i[31:2], 2'b00, msi_addr_i[63:32],
-                  {DeviceId, 8'h00, 4'b0000, 4'b1111},
+                  {id_i, 8'h00, 4'b0000, 4'b1111},
                   {3'b011, TypeMem, 14'h0, 10'd1}} :
                  {32'h0, msi_addr_i[31:2], 2'b00,
-                  {DeviceId, 8'h00, 4'b0000, 4'b1111},
+                  {id_i, 8'h00, 4'b0000, 4'b1111},
                   {3'b010, TypeMem, 14'h0, 10'd1}};
 
   // ---------------------------------------------------------------------------------------
@@ -131,9 +141,9 @@ module tpu_host_tx #(
   // ---------------------------------------------------------------------------------------
   logic msi_go, mwr_go, mrd_go;
 
-  assign msi_go = msi_pend_q != '0 && wr_empty_i;
-  assign mwr_go = hdr_valid_i && (!mrd_valid_i || !rr_q);
-  assign mrd_go = mrd_valid_i && !mwr_go;
+  assign msi_go = msi_pend_q != '0 && wr_empty_i && bus_master_i;
+  assign mwr_go = hdr_valid_i && (!mrd_valid_i || !rr_q) && bus_master_i;
+  assign mrd_go = mrd_valid_i && !mwr_go && bus_master_i;
 
   always_comb begin
     state_d      = state_q;
@@ -156,9 +166,9 @@ module tpu_host_tx #(
             out_valid_d  = 1'b1;
             out_data_d   = h_cpl;
             out_sop_d    = 1'b1;
-            out_eop_d    = rcpl_ur_i;
-            hold_d       = rcpl_data_i;
-            state_d      = rcpl_ur_i ? StIdle : StCplData;
+            out_eop_d    = rcpl_nodata_i;
+            hold_d       = rcpl_cfg_i ? rcpl_cfg_data_i : rcpl_data_i;
+            state_d      = rcpl_nodata_i ? StIdle : StCplData;
           end else if (msi_go) begin
             msi_sent_o  = 1'b1;
             out_valid_d = 1'b1;
@@ -247,6 +257,7 @@ module tpu_host_tx #(
               !(hdr_valid_i && hdr_addr_i[1:0] != 2'b00) && msi_addr_i[1:0] == 2'b00,
               clk_i, rst_ni)
   `TPU_ASSERT(PayloadOnlyWhenSending, !(pay_valid_i && state_q != StMwrData), clk_i, rst_ni)
+  `TPU_ASSERT(UrHasNoData, !(rcpl_valid_i && rcpl_ur_i && !rcpl_nodata_i), clk_i, rst_ni)
   `TPU_ASSERT(OutputHeld, !(tx_valid_o && !tx_ready_i) || out_valid_d, clk_i, rst_ni)
 
 endmodule

@@ -10,6 +10,7 @@
 #include "model/schedule.h"
 #include "regs/regs.h"
 #include "sc_models/pcie/pcie_link_config.h"
+#include "sc_models/pcie/tlp.h"
 
 namespace tpu::sc {
 namespace {
@@ -58,7 +59,12 @@ int StallCounter(const std::string& cause) {
 }  // namespace
 
 ModelDevice::ModelDevice(const devices::DeviceConfig& device, const device::PcieLink& link)
-    : device_(device), link_(link), timing_(device, link), machine_(device.limits) {
+    : device_(device),
+      link_(link),
+      timing_(device, link),
+      machine_(device.limits),
+      config_space_(static_cast<uint32_t>(device.max_payload),
+                    static_cast<uint32_t>(device.max_read_request)) {
   const LinkTiming timing(LinkConfig(device, link));
   link_latency_ns_ = timing.config().latency_ns;
   payload_limit_bytes_per_s_ = timing.payload_limit_bytes_per_s();
@@ -75,11 +81,39 @@ device::BusCounters ModelDevice::counters() const {
   return c;
 }
 
+// ---- Configuration space -------------------------------------------------------------------
+
+uint32_t ModelDevice::ConfigRead(uint16_t offset) {
+  now_ns_ += 2 * link_latency_ns_;  // a non-posted request and its completion
+  Advance(now_ns_);
+  bytes_from_device_ += 4;
+  return config_space_.Read(offset);
+}
+
+void ModelDevice::ConfigWrite(uint16_t offset, uint32_t value, uint8_t first_be) {
+  now_ns_ += 2 * link_latency_ns_;
+  Advance(now_ns_);
+  bytes_to_device_ += 4;
+  config_space_.Write(offset, value, first_be, kDeviceId);
+  if (doorbell_waiting_ && config_space_.bus_master()) {
+    doorbell_waiting_ = false;
+    Doorbell();
+  }
+}
+
+void ModelDevice::Enumerate() {
+  RunEnumeration(EnumerationSteps(kBar0Address, static_cast<uint32_t>(device_.max_payload),
+                                  static_cast<uint32_t>(device_.max_read_request)),
+                 [this](uint16_t offset) { return ConfigRead(offset); },
+                 [this](uint16_t offset, uint32_t value) { ConfigWrite(offset, value); });
+}
+
 // ---- Registers -----------------------------------------------------------------------------
 
 void ModelDevice::WriteRegister(uint32_t offset, uint32_t value) {
   Advance(now_ns_);
   bytes_to_device_ += 4;  // a posted 1-DW write
+  if (!config_space_.memory_enable()) return;  // not a BAR0 hit: dropped
   switch (offset) {
     case regs::kControl:
       irq_enable_ = (value & regs::kControlIrqEnableMask) != 0;
@@ -127,6 +161,11 @@ uint32_t ModelDevice::ReadRegister(uint32_t offset) {
   const double arrive = now_ns_ + link_latency_ns_;
   Advance(arrive);
   now_ns_ = arrive + link_latency_ns_;
+  if (!config_space_.memory_enable()) {
+    throw std::runtime_error("BAR0 register " + std::to_string(offset) +
+                             ": completed with status 1 (UR): Memory Space Enable is clear, "
+                             "the device was not enumerated");
+  }
   bytes_from_device_ += 4;  // the completion's DW
   const isa::DeviceLimits& l = device_.limits;
   switch (offset) {
@@ -287,6 +326,10 @@ void ModelDevice::SoftReset() {
 
 void ModelDevice::Doorbell() {
   if (!RingSizeLegal() || fetch_error_) return;  // the ring is off, or stopped until a reset
+  if (!config_space_.bus_master()) {  // no fetch may leave: the program waits
+    doorbell_waiting_ = true;
+    return;
+  }
   if (running_) {
     if (!pending_) FetchAndExecute();  // more slots for a program waiting for them
     return;

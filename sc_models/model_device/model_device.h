@@ -13,6 +13,12 @@
 // faulted host range, TOKEN_OVERFLOW; DEADLOCK as model::SimulateSchedule finds it),
 // DMA_ERROR_CAUSE from the fault range's kind, and WATCHDOG for a read never answered.
 //
+// Configuration space: the RTL's (sc::ConfigSpace), read and written with ConfigRead /
+// ConfigWrite (one link round trip each); ModelPlatform enumerates the device with the system
+// model's sequence when it makes it. As on the RTL, BAR0 reads throw and BAR0 writes are
+// dropped while Memory Space Enable is clear, and a doorbell while Bus Master Enable is clear
+// starts nothing until it is set (the program waits).
+//
 // Time: the device does a program's work at the doorbell (the reference machine in program
 // order, so host memory holds the results at once) but shows it only when simulated time
 // reaches the program's end, the doorbell plus the timing model's cycles: until then STATUS
@@ -34,6 +40,7 @@
 #include "isa/isa_gen.h"
 #include "model/machine.h"
 #include "sc_models/model_device/timing_model.h"
+#include "sc_models/pcie/config_space.h"
 
 namespace tpu::sc {
 
@@ -44,6 +51,8 @@ class ModelDevice : public device::DeviceBus {
 
   // Where the host's interrupt controller takes MSIs (the root complex's, sc_models).
   static constexpr uint64_t kMsiAddress = 0xFEE0'0000;
+  // Where the enumeration maps BAR0 (the root complex's default, sc_models).
+  static constexpr uint32_t kBar0Address = 0xF000'0000;
 
   // Throws std::invalid_argument for a configuration the ISA does not support.
   ModelDevice(const devices::DeviceConfig& device, const device::PcieLink& link);
@@ -61,6 +70,13 @@ class ModelDevice : public device::DeviceBus {
   // the programs run, the clock; `timing_estimated` is set: the figures are the timing
   // model's.
   device::BusCounters counters() const override;
+
+  // Type 0 configuration requests (the function's ID is sc::kDeviceId once written).
+  uint32_t ConfigRead(uint16_t offset);
+  void ConfigWrite(uint16_t offset, uint32_t value, uint8_t first_be = 0xF);
+  // The host's bring-up (sc::EnumerationSteps with the device's MPS and MRRS); throws
+  // std::runtime_error if the device answers unexpectedly.
+  void Enumerate();
 
   const devices::DeviceConfig& config() const { return device_; }
   // The device's memories (UB, accumulators, weight DRAM, parameters), for tests.
@@ -105,6 +121,8 @@ class ModelDevice : public device::DeviceBus {
   double payload_limit_bytes_per_s_;
 
   double now_ns_ = 0;
+  ConfigSpace config_space_;
+  bool doorbell_waiting_ = false;  // rung while Bus Master Enable was clear
   // Registers (images at their bit positions).
   bool irq_enable_ = false;
   uint32_t irq_mask_ = 0, irq_status_ = 0;

@@ -1,7 +1,9 @@
 // The model device as a device::Platform (`--backend model`, composed in
 // host_driver/cli/tpu_main.cpp): a machine whose device is the ModelDevice of a configuration of
 // isa/devices.json, any of them (the model needs no Verilated build). Jobs run in the caller's
-// thread; the device keeps its memories from one job to the next.
+// thread; the device keeps its memories from one job to the next. The platform enumerates the
+// device when it is made (ModelDevice::Enumerate: the host's bring-up, as the system model
+// does before its first job), so device() is ready for BAR0 accesses and DMA.
 #ifndef TPU_SC_MODELS_MODEL_DEVICE_MODEL_PLATFORM_H_
 #define TPU_SC_MODELS_MODEL_DEVICE_MODEL_PLATFORM_H_
 
@@ -18,7 +20,9 @@ namespace tpu::sc {
 class ModelPlatform : public device::Platform {
  public:
   ModelPlatform(const devices::DeviceConfig& device, const device::PcieLink& link)
-      : device_(device, link) {}
+      : device_(device, link) {
+    device_.Enumerate();
+  }
 
   isa::DeviceLimits limits() const override { return device_.config().limits; }
   void Run(const std::function<void(device::DeviceBus&)>& job) override { job(device_); }

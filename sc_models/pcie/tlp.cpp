@@ -8,6 +8,7 @@ namespace {
 
 constexpr uint32_t kTypeMem = 0x00;
 constexpr uint32_t kTypeCpl = 0x0A;
+constexpr uint32_t kTypeCfg0 = 0x04;
 constexpr uint32_t kFmtFourDw = 0x1;
 constexpr uint32_t kFmtData = 0x2;
 constexpr uint32_t kFmtPrefix = 0x4;
@@ -78,6 +79,10 @@ const char* KindName(TlpKind kind) {
       return "Cpl";
     case TlpKind::kCompletionData:
       return "CplD";
+    case TlpKind::kConfigRead0:
+      return "CfgRd0";
+    case TlpKind::kConfigWrite0:
+      return "CfgWr0";
   }
   return "?";
 }
@@ -103,6 +108,8 @@ CreditClass Tlp::credit_class() const {
     case TlpKind::kMemWrite:
       return CreditClass::kPosted;
     case TlpKind::kMemRead:
+    case TlpKind::kConfigRead0:
+    case TlpKind::kConfigWrite0:
       return CreditClass::kNonPosted;
     default:
       return CreditClass::kCompletion;
@@ -111,7 +118,10 @@ CreditClass Tlp::credit_class() const {
 
 std::string Tlp::Describe() const {
   std::string s = KindName(kind);
-  if (is_request()) {
+  if (is_config()) {
+    s += " target " + Hex(target_id) + " offset " + Hex(config_offset) + " BE " +
+         Hex(first_be).substr(2);
+  } else if (is_request()) {
     s += " " + Hex(address) + " " + std::to_string(length_dw) + " DW BE " + Hex(last_be).substr(2) +
          "/" + Hex(first_be).substr(2);
   } else {
@@ -140,6 +150,28 @@ Tlp MakeMemWrite(uint16_t requester_id, uint64_t address, const uint8_t* bytes, 
   SetSpan(address, length, &t);
   t.data.assign(t.length_dw * 4, 0);
   std::copy(bytes, bytes + length, t.data.begin() + (address & 3));
+  return t;
+}
+
+Tlp MakeConfigRead(uint16_t requester_id, uint8_t tag, uint16_t target_id, uint16_t offset) {
+  Tlp t;
+  t.kind = TlpKind::kConfigRead0;
+  t.requester_id = requester_id;
+  t.tag = tag;
+  t.target_id = target_id;
+  t.config_offset = offset;
+  t.first_be = 0xF;
+  t.last_be = 0;
+  t.length_dw = 1;
+  return t;
+}
+
+Tlp MakeConfigWrite(uint16_t requester_id, uint8_t tag, uint16_t target_id, uint16_t offset,
+                    uint32_t value, uint8_t first_be) {
+  Tlp t = MakeConfigRead(requester_id, tag, target_id, offset);
+  t.kind = TlpKind::kConfigWrite0;
+  t.first_be = first_be;
+  StoreDw(value, &t.data);
   return t;
 }
 
@@ -199,19 +231,27 @@ std::vector<uint8_t> EncodeTlp(const Tlp& t) {
   if (t.kind == TlpKind::kMemRead && (t.length_dw == 0 || t.length_dw > kMaxLengthDw)) {
     throw TlpError(t.Describe() + ": length of " + std::to_string(t.length_dw) + " DWs");
   }
+  if (t.is_config() && (t.length_dw != 1 || t.config_offset % 4 != 0 || t.config_offset > 4092)) {
+    throw TlpError(t.Describe() + ": a configuration request is one DW at a DW-aligned offset "
+                   "below 4096");
+  }
   if (t.data.size() != t.payload_bytes()) {
     throw TlpError(t.Describe() + ": carries " + std::to_string(t.data.size()) +
                    " data bytes, its length says " + std::to_string(t.payload_bytes()));
   }
   uint32_t fmt = (t.has_data() ? kFmtData : 0) | (t.four_dw_header() ? kFmtFourDw : 0);
-  uint32_t type = t.is_request() ? kTypeMem : kTypeCpl;
-  uint32_t length = (t.has_data() || t.kind == TlpKind::kMemRead) ? (t.length_dw & 0x3FF) : 0;
+  uint32_t type = t.is_config() ? kTypeCfg0 : t.is_request() ? kTypeMem : kTypeCpl;
+  uint32_t length =
+      (t.has_data() || t.kind == TlpKind::kMemRead || t.is_config()) ? (t.length_dw & 0x3FF) : 0;
   std::vector<uint8_t> out;
   out.reserve(t.header_bytes() + t.data.size());
   StoreDw(fmt << 29 | type << 24 | (t.dw0_reserved & kDw0ReservedMask) |
               (t.poisoned ? 1u << 14 : 0u) | length,
           &out);
-  if (t.is_request()) {
+  if (t.is_config()) {
+    StoreDw(uint32_t{t.requester_id} << 16 | uint32_t{t.tag} << 8 | (t.first_be & 0xF), &out);
+    StoreDw(uint32_t{t.target_id} << 16 | (t.config_offset & 0xFFCu), &out);
+  } else if (t.is_request()) {
     StoreDw(uint32_t{t.requester_id} << 16 | uint32_t{t.tag} << 8 | uint32_t(t.last_be & 0xF) << 4 |
                 (t.first_be & 0xF),
             &out);
@@ -241,17 +281,20 @@ TlpShape PeekTlp(const uint8_t* image, size_t size) {
     s.kind = (fmt & kFmtData) ? TlpKind::kMemWrite : TlpKind::kMemRead;
   } else if (type == kTypeCpl && !(fmt & kFmtFourDw)) {
     s.kind = (fmt & kFmtData) ? TlpKind::kCompletionData : TlpKind::kCompletion;
+  } else if (type == kTypeCfg0 && !(fmt & kFmtFourDw)) {
+    s.kind = (fmt & kFmtData) ? TlpKind::kConfigWrite0 : TlpKind::kConfigRead0;
   } else {
     throw TlpError("unsupported TLP fmt " + std::to_string(fmt) + " type " + Hex(type) +
-                   " (supported: MRd, MWr, Cpl, CplD)");
+                   " (supported: MRd, MWr, Cpl, CplD, CfgRd0, CfgWr0)");
   }
   s.header_bytes = (fmt & kFmtFourDw) ? 16 : 12;
   uint32_t length = dw0 & 0x3FF;
   if (length == 0) length = kMaxLengthDw;
   s.payload_bytes = (fmt & kFmtData) ? length * 4 : 0;
-  s.credit_class = s.kind == TlpKind::kMemWrite  ? CreditClass::kPosted
-                   : s.kind == TlpKind::kMemRead ? CreditClass::kNonPosted
-                                                 : CreditClass::kCompletion;
+  s.credit_class = s.kind == TlpKind::kMemWrite ? CreditClass::kPosted
+                   : (s.kind == TlpKind::kCompletion || s.kind == TlpKind::kCompletionData)
+                       ? CreditClass::kCompletion
+                       : CreditClass::kNonPosted;
   if (size != s.header_bytes + s.payload_bytes) {
     throw TlpError("TLP image of " + std::to_string(size) + " bytes, but its header says " +
                    std::to_string(s.header_bytes) + " header + " + std::to_string(s.payload_bytes) +
@@ -271,7 +314,14 @@ Tlp DecodeTlp(const uint8_t* image, size_t size) {
   t.length_dw = length == 0 ? kMaxLengthDw : length;
   t.poisoned = (dw0 >> 14) & 1;
   t.dw0_reserved = dw0 & kDw0ReservedMask;
-  if (t.is_request()) {
+  if (t.is_config()) {
+    t.requester_id = static_cast<uint16_t>(dw1 >> 16);
+    t.tag = static_cast<uint8_t>(dw1 >> 8);
+    t.last_be = (dw1 >> 4) & 0xF;
+    t.first_be = dw1 & 0xF;
+    t.target_id = static_cast<uint16_t>(dw2 >> 16);
+    t.config_offset = static_cast<uint16_t>(dw2 & 0xFFCu);
+  } else if (t.is_request()) {
     t.requester_id = static_cast<uint16_t>(dw1 >> 16);
     t.tag = static_cast<uint8_t>(dw1 >> 8);
     t.last_be = (dw1 >> 4) & 0xF;

@@ -26,13 +26,17 @@
 namespace tpu::sc {
 
 inline constexpr uint16_t kRootComplexId = 0x0000;  // requester/completer ID of the root port
-inline constexpr uint16_t kDeviceId = 0x0100;       // bus 1, device 0, function 0
+// The ID the root complex gives the device at enumeration (bus 1, device 0, function 0): its
+// configuration requests target it and the device takes it as its requester ID.
+inline constexpr uint16_t kDeviceId = 0x0100;
 
 enum class TlpKind : uint8_t {
   kMemRead,         // MRd: fmt 000 (3 DW) / 001 (4 DW), type 00000
   kMemWrite,        // MWr: fmt 010 / 011, type 00000
   kCompletion,      // Cpl: fmt 000, type 01010 (no data: errors, or a zero-length read)
   kCompletionData,  // CplD: fmt 010, type 01010
+  kConfigRead0,     // CfgRd0: fmt 000, type 00100 (one DW)
+  kConfigWrite0,    // CfgWr0: fmt 010, type 00100 (one DW of data)
 };
 
 enum class CompletionStatus : uint8_t {
@@ -42,7 +46,8 @@ enum class CompletionStatus : uint8_t {
   kCompleterAbort = 4,      // CA
 };
 
-// Flow-control class: MWr posted, MRd non-posted, Cpl/CplD completion.
+// Flow-control class: MWr posted, MRd and configuration requests non-posted, Cpl/CplD
+// completion.
 enum class CreditClass : uint8_t { kPosted = 0, kNonPosted = 1, kCompletion = 2 };
 
 // DW0 bits [23:10] except EP (bit 14): Tlp::dw0_reserved.
@@ -63,6 +68,9 @@ struct Tlp {
   uint8_t first_be = 0xF;
   uint8_t last_be = 0;     // 0 when the length is one DW
   uint32_t length_dw = 1;  // MRd: DWs requested; MWr / CplD: payload DWs; 1..1024
+  // CfgRd0 / CfgWr0 (length_dw 1, first_be, no last_be)
+  uint16_t target_id = 0;      // bus [15:8], device [7:3], function [2:0]
+  uint16_t config_offset = 0;  // byte offset of the register, DW aligned, 0..4092
   // Cpl / CplD
   uint16_t completer_id = 0;
   CompletionStatus status = CompletionStatus::kSuccess;
@@ -76,8 +84,15 @@ struct Tlp {
   bool poisoned = false;
   uint32_t dw0_reserved = 0;
 
-  bool has_data() const { return kind == TlpKind::kMemWrite || kind == TlpKind::kCompletionData; }
+  bool has_data() const {
+    return kind == TlpKind::kMemWrite || kind == TlpKind::kCompletionData ||
+           kind == TlpKind::kConfigWrite0;
+  }
+  // A memory request (configuration requests are is_config()).
   bool is_request() const { return kind == TlpKind::kMemRead || kind == TlpKind::kMemWrite; }
+  bool is_config() const {
+    return kind == TlpKind::kConfigRead0 || kind == TlpKind::kConfigWrite0;
+  }
   bool four_dw_header() const { return is_request() && address >= (uint64_t{1} << 32); }
   uint32_t header_bytes() const { return four_dw_header() ? 16 : 12; }
   uint32_t payload_bytes() const { return has_data() ? length_dw * 4 : 0; }
@@ -92,6 +107,12 @@ Tlp MakeMemRead(uint16_t requester_id, uint8_t tag, uint64_t address, uint32_t b
 // A write of `bytes` bytes (1..4096) at any byte address; disabled bytes of the first and last
 // DW are sent as 0.
 Tlp MakeMemWrite(uint16_t requester_id, uint64_t address, const uint8_t* bytes, uint32_t length);
+
+// Type 0 configuration requests of one DW: a read of the register at byte offset `offset` of
+// function `target_id`, and a write of `value` to it under `first_be`.
+Tlp MakeConfigRead(uint16_t requester_id, uint8_t tag, uint16_t target_id, uint16_t offset);
+Tlp MakeConfigWrite(uint16_t requester_id, uint8_t tag, uint16_t target_id, uint16_t offset,
+                    uint32_t value, uint8_t first_be = 0xF);
 
 // Requests: the address of the first enabled byte and the number of bytes from it to the last
 // enabled byte (a zero-length read, one DW with no byte enabled, counts 1 byte, as its

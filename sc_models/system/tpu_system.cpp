@@ -38,13 +38,15 @@ const SystemConfig& Checked(const SystemConfig& c, const TopModel* model) {
   if (model == nullptr) throw std::invalid_argument("TpuSystem: no device model");
   c.link.Validate();
   const TopConfig& top = model->config();
-  if (static_cast<int>(c.link.max_payload) != top.max_payload ||
-      static_cast<int>(c.link.max_read_request) != top.max_read_req) {
+  // Enumeration sets the device's Device Control to the link's sizes: its DMA engines take
+  // any up to the sizes they were built for.
+  if (static_cast<int>(c.link.max_payload) > top.max_payload ||
+      static_cast<int>(c.link.max_read_request) > top.max_read_req) {
     throw std::invalid_argument(
         "TpuSystem: the link's max payload / max read request (" +
         std::to_string(c.link.max_payload) + " / " + std::to_string(c.link.max_read_request) +
-        ") differ from the device's (" + std::to_string(top.max_payload) + " / " +
-        std::to_string(top.max_read_req) + ")");
+        ") exceed the device's (" + std::to_string(top.max_payload) + " / " +
+        std::to_string(top.max_read_req) + "): choose a link with sizes up to the device's");
   }
   return c;
 }
@@ -104,6 +106,10 @@ void TpuSystem::Run(const std::function<void(device::DeviceBus&)>& job) {
   std::exception_ptr error;
   sc_core::sc_spawn([&] {
     try {
+      if (!enumerated_) {
+        rc_.Enumerate();
+        enumerated_ = true;
+      }
       job(bus_);
     } catch (...) {
       error = std::current_exception();

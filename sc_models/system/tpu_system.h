@@ -74,12 +74,14 @@ class DramAccess : public sc_core::sc_module {
 class TpuSystem : public device::Platform {
  public:
   // model: a Verilated tpu_top (tb::MakeTopModel<K>, testbench/host_if/top_model.h); the
-  // link's MPS and MRRS must match the ones it was built with (std::invalid_argument
-  // otherwise), and so must the DRAM.
+  // link's MPS and MRRS must not exceed the ones it was built with (std::invalid_argument
+  // otherwise; enumeration sets them in its Device Control), and the DRAM must match.
   TpuSystem(const SystemConfig& config, std::unique_ptr<TopModel> model);
 
-  // Runs `job` in a SystemC thread with the bus and simulates until it returns. Rethrows what
-  // the job throws; throws std::runtime_error if the simulation runs out of events while the
+  // Runs `job` in a SystemC thread with the bus and simulates until it returns; the first call
+  // enumerates the device first (sc::RootComplex::Enumerate: the host's bring-up, which sets
+  // the link's MPS and MRRS in the device and enables its BAR0 and bus mastering). Rethrows
+  // what the job throws; throws std::runtime_error if the simulation runs out of events while the
   // job still waits (nothing could ever wake it).
   void Run(const std::function<void(device::DeviceBus&)>& job) override;
   // The Verilated device's limits (what its capability registers report).
@@ -101,6 +103,7 @@ class TpuSystem : public device::Platform {
   RtlDevice device_;
   DramAccess dram_access_;
   SystemBus bus_;
+  bool enumerated_ = false;
 };
 
 }  // namespace tpu::sys

@@ -43,7 +43,30 @@ sc::Tlp Completion(const sc::Tlp& read, sc::TlpKind kind, sc::CompletionStatus s
 }  // namespace
 
 RootComplex::RootComplex(model::HostMemory* memory, const RcConfig& config)
-    : memory_(memory), config_(config), rng_(config.seed), tag_busy_(256, false) {}
+    : memory_(memory), config_(config), rng_(config.seed), tag_busy_(256, false) {
+  if (config.enumerate) Enumerate();
+}
+
+int RootComplex::ConfigRead(uint16_t offset) {
+  return Request(sc::MakeConfigRead(sc::kRootComplexId, 0, sc::kDeviceId, offset));
+}
+
+int RootComplex::ConfigWrite(uint16_t offset, uint32_t value, uint8_t be) {
+  return Request(sc::MakeConfigWrite(sc::kRootComplexId, 0, sc::kDeviceId, offset, value, be));
+}
+
+void RootComplex::Enumerate() {
+  for (const sc::ConfigStep& step :
+       sc::EnumerationSteps(static_cast<uint32_t>(config_.bar0),
+                            static_cast<uint32_t>(config_.max_payload),
+                            static_cast<uint32_t>(config_.max_read_req))) {
+    if (step.write) {
+      ConfigWrite(step.offset, step.value);
+    } else {
+      reg_reads_.at(ConfigRead(step.offset)).step = step;
+    }
+  }
+}
 
 void RootComplex::set_config(const RcConfig& config) {
   config_ = config;
@@ -89,10 +112,24 @@ int RootComplex::Request(sc::Tlp read) {
   read.tag = static_cast<uint8_t>(tag);
   host_queue_.push_back(sc::EncodeTlpBeats(read));
   RegRead r;
-  r.register_read = read.length_dw == 1 && read.address >= config_.bar0 &&
-                    read.address < config_.bar0 + 4096;
-  r.byte_count = sc::RequestByteCount(read);
-  r.lower_address = static_cast<uint8_t>(sc::RequestFirstByte(read) & 0x7f);
+  r.completer = device_id_;
+  if (read.is_config()) {
+    // A function completes a configuration request with its own ID; a write sets it.
+    r.config_read = read.kind == sc::TlpKind::kConfigRead0;
+    r.config_write = !r.config_read;
+    r.completer = read.target_id;
+    if (r.config_write) device_id_ = read.target_id & 0xfff8;
+    if (r.config_write && read.config_offset == sc::kCfgCommand && (read.first_be & 1)) {
+      memory_enabled_ = read.data.at(0) & sc::kCommandMemorySpace;
+    }
+    r.byte_count = 4;
+    r.lower_address = 0;
+  } else {
+    r.register_read = memory_enabled_ && read.length_dw == 1 && read.address >= config_.bar0 &&
+                      read.address < config_.bar0 + 4096;
+    r.byte_count = sc::RequestByteCount(read);
+    r.lower_address = static_cast<uint8_t>(sc::RequestFirstByte(read) & 0x7f);
+  }
   const int handle = static_cast<int>(reg_reads_.size());
   reg_reads_.push_back(r);
   reg_tag_[tag] = handle;
@@ -104,7 +141,9 @@ int RootComplex::RequestBeats(std::vector<sc::TlpBeat> beats) {
   beats.at(0).dw[1] = (beats[0].dw[1] & ~0xff00u) | static_cast<uint32_t>(tag) << 8;
   host_queue_.push_back(beats);
   const int handle = static_cast<int>(reg_reads_.size());
-  reg_reads_.push_back(RegRead{});
+  RegRead r;
+  r.completer = device_id_;
+  reg_reads_.push_back(r);
   reg_tag_[tag] = handle;
   return handle;
 }
@@ -196,7 +235,7 @@ void RootComplex::OnTxBeat(const sc::TlpBeat& beat) {
 // The shared request rules (MPS, MRRS, 4 KiB, byte enables; a 4-DW header below 4 GiB is
 // rejected by the decoder) and the device's requester ID.
 void RootComplex::CheckRequest(const sc::Tlp& t) {
-  if (t.requester_id != sc::kDeviceId) Violation("requester ID: " + t.Describe());
+  if (t.requester_id != device_id_) Violation("requester ID: " + t.Describe());
   const std::string why = sc::CheckRequest(t, static_cast<uint32_t>(config_.max_payload),
                                            static_cast<uint32_t>(config_.max_read_req));
   if (!why.empty()) Violation(why);
@@ -298,7 +337,6 @@ void RootComplex::OnWrite(const sc::Tlp& t) {
 
 void RootComplex::OnCompletion(const sc::Tlp& t) {
   auto bad = [&](const std::string& why) { Violation(why + ": " + t.Describe()); };
-  if (t.completer_id != sc::kDeviceId) bad("completer ID");
   if (t.requester_id != sc::kRootComplexId) bad("completion requester ID");
   auto it = reg_tag_.find(t.tag);
   if (it == reg_tag_.end()) {
@@ -306,14 +344,22 @@ void RootComplex::OnCompletion(const sc::Tlp& t) {
     return;
   }
   RegRead& r = reg_reads_[it->second];
+  if (t.completer_id != r.completer) bad("completer ID");
   const bool ok = t.status == sc::CompletionStatus::kSuccess;
-  if (ok != r.register_read) bad("completion status for its request");
-  if (t.has_data() != ok) bad("data with an error completion, or none with success");
-  if (t.length_dw != (ok ? 1u : 0u)) bad("completion length");
+  const bool data = ok && !r.config_write;
+  if (ok != (r.register_read || r.config_read || r.config_write)) {
+    bad("completion status for its request");
+  }
+  if (t.has_data() != data) bad("data with an error completion or a write's, or none with a read");
+  if (t.length_dw != (data ? 1u : 0u)) bad("completion length");
   if ((t.byte_count & 0xfff) != (r.byte_count & 0xfff)) bad("byte count");
   if (t.lower_address != r.lower_address) bad("lower address");
   r.status = t.status;
   if (ok && t.has_data()) r.value = PayloadDw(t, 0);
+  if (r.step && r.value) {
+    const std::string why = sc::CheckConfigStep(*r.step, *r.value);
+    if (!why.empty()) Violation(why);
+  }
   reg_tag_.erase(it);
   ++stats_.reg_cpl;
 }

@@ -2,8 +2,17 @@
 // section 1), free of Verilator: host memory behind it (tpu::model::HostMemory), BAR0 register
 // reads and writes issued by the host, and completions for the device's memory reads.
 //
+// Enumeration: unless RcConfig::enumerate is false, the first TLPs the root complex sends
+// enumerate the device as a host does (Enumerate: sc::EnumerationSteps, the system model's
+// sequence): read its IDs, size BAR0 (write all ones, read the mask back) and assign it, set
+// Device Control's MPS and MRRS to this configuration's, then set Memory Space and Bus Master
+// Enable in Command; a value read that is not the expected one is a violation. Its
+// configuration writes target sc::kDeviceId, which the device takes as its requester ID.
+// Without Memory Space Enable (as of the last configuration write queued) a 1-DW read of BAR0
+// must complete UR.
+//
 // Every TLP the device sends is checked (violations() lists what is wrong): fmt/type, reserved
-// header bits, requester/completer ID, 3-DW header below 4 GiB and 4-DW at or above, length
+// header bits, requester/completer ID (the ID of the device's last configuration write), 3-DW header below 4 GiB and 4-DW at or above, length
 // against MPS (writes) and MRRS (reads), no 4 KiB crossing, byte-enable rules, tags below the
 // device's tag count and not reused while outstanding, completions matching a register read.
 //
@@ -37,6 +46,7 @@
 #include <vector>
 
 #include "model/host_memory.h"
+#include "sc_models/pcie/config_space.h"
 #include "sc_models/pcie/tlp.h"
 
 namespace tpu::tb {
@@ -56,7 +66,9 @@ struct RcConfig {
   sc::CompletionStatus fault_status = sc::CompletionStatus::kCompleterAbort;
   bool fault_poisoned = false;  // a failing piece comes as a poisoned CplD (EP), not a Cpl
   uint64_t seed = 1;
+  bool enumerate = true;  // enumerate the device before any other TLP (see above)
 };
+
 
 class RootComplex {
  public:
@@ -88,6 +100,14 @@ class RootComplex {
   // raw beats, its tag (DW1 bits 15:8) replaced by a host tag: it must complete without data,
   // byte count 4, lower address 0 (for an MRdLk: one full DW at a 128-byte aligned address).
   int RequestBeats(std::vector<sc::TlpBeat> beats);
+  // Type 0 configuration requests to sc::kDeviceId (handles as for Request; a read's value by
+  // ReadResult, a write completes without data).
+  int ConfigRead(uint16_t offset);
+  int ConfigWrite(uint16_t offset, uint32_t value, uint8_t be = 0xf);
+  // Queues the enumeration described above (the constructor does unless config.enumerate is
+  // false).
+  void Enumerate();
+  uint16_t device_id() const { return device_id_; }
   // The status of a request's completion, once it came.
   std::optional<sc::CompletionStatus> RequestStatus(int handle) const;
   void Inject(const sc::Tlp& t);                            // any TLP, queued like a host access
@@ -157,6 +177,10 @@ class RootComplex {
   std::vector<sc::TlpBeat> tx_beats_;  // TLP being received from the device
   struct RegRead {
     bool register_read = false;  // a 1-DW MRd of BAR0: completes with its data if successful
+    bool config_read = false;    // a CfgRd0: completes with its data
+    bool config_write = false;   // a CfgWr0: completes without data
+    uint16_t completer = 0;      // the completer ID its completion must carry
+    std::optional<sc::ConfigStep> step;  // an enumeration read: its value is checked
     uint32_t byte_count = 4;     // what its completion must carry
     uint8_t lower_address = 0;
     std::optional<uint32_t> value;
@@ -166,6 +190,9 @@ class RootComplex {
   std::vector<RegRead> reg_reads_;
   std::map<int, int> reg_tag_;  // host tag -> handle
   int next_host_tag_ = 0;
+  // The device's ID and Memory Space Enable as of the last configuration write queued.
+  uint16_t device_id_ = 0;
+  bool memory_enabled_ = false;
 
   std::vector<Msi> msis_;
   std::vector<std::string> violations_;

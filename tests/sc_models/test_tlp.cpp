@@ -27,7 +27,12 @@ void ExpectSame(const Tlp& a, const Tlp& b) {
   EXPECT_EQ(a.kind, b.kind);
   EXPECT_EQ(a.requester_id, b.requester_id);
   EXPECT_EQ(a.tag, b.tag);
-  if (a.is_request()) {
+  if (a.is_config()) {
+    EXPECT_EQ(a.target_id, b.target_id);
+    EXPECT_EQ(a.config_offset, b.config_offset);
+    EXPECT_EQ(a.first_be, b.first_be);
+    EXPECT_EQ(a.length_dw, b.length_dw);
+  } else if (a.is_request()) {
     EXPECT_EQ(a.address, b.address);
     EXPECT_EQ(a.first_be, b.first_be);
     EXPECT_EQ(a.last_be, b.last_be);
@@ -78,6 +83,18 @@ TEST(Tlp, HeaderBitsFollowHostIf) {
   ASSERT_EQ(cpl.size(), 12u);
   EXPECT_EQ(Dw(cpl, 0), 0x0A000000u);
   EXPECT_EQ(Dw(cpl, 1), 0x01002004u);  // status 001 at [15:13]
+  // CfgRd0 / CfgWr0 of register 0x48 (Device Control) of bus 1, device 0, function 0.
+  auto cfgrd = EncodeTlp(MakeConfigRead(kRootComplexId, 5, kDeviceId, 0x48));
+  ASSERT_EQ(cfgrd.size(), 12u);
+  EXPECT_EQ(Dw(cfgrd, 0), 0x04000001u);  // fmt 000, type 00100, length 1
+  EXPECT_EQ(Dw(cfgrd, 1), 0x0000050Fu);  // requester 0, tag 5, first BE F
+  EXPECT_EQ(Dw(cfgrd, 2), 0x01000048u);  // target 0x0100, register 0x48 / 4
+  auto cfgwr = EncodeTlp(MakeConfigWrite(kRootComplexId, 6, kDeviceId, 0x10, 0xFFFFFFFFu, 0x3));
+  ASSERT_EQ(cfgwr.size(), 16u);
+  EXPECT_EQ(Dw(cfgwr, 0), 0x44000001u);  // fmt 010
+  EXPECT_EQ(Dw(cfgwr, 1), 0x00000603u);
+  EXPECT_EQ(Dw(cfgwr, 3), 0xFFFFFFFFu);
+  EXPECT_EQ(PeekTlp(cfgwr.data(), cfgwr.size()).credit_class, CreditClass::kNonPosted);
   // Length 1024 is encoded as 0.
   std::vector<uint8_t> big(4096);
   EXPECT_EQ(Dw(EncodeTlp(MakeMemWrite(kDeviceId, 0x10000, big.data(), 4096)), 0), 0x40000000u);
@@ -94,6 +111,8 @@ TEST(Tlp, RoundTripsEveryKind) {
       MakeMemWrite(kRootComplexId, 0x2000, data.data(), 4096),
       MakeErrorCompletion(MakeMemRead(kDeviceId, 4, 0x10, 8), kRootComplexId,
                           CompletionStatus::kCompleterAbort),
+      MakeConfigRead(kRootComplexId, 1, 0x2318, 0xFFC),
+      MakeConfigWrite(kRootComplexId, 2, kDeviceId, 0x04, 0x00000006, 0x1),
   };
   const Tlp read = MakeMemRead(kDeviceId, 12, 0x3004, 1000);
   for (const Tlp& c :

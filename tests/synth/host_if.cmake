@@ -18,13 +18,14 @@ set(TPU_HOST_IF_SYNTH_COMMON ${TPU_RTL_PKG} ${TPU_RTL_PRIM_DIR}/tpu_fifo.sv
     ${TPU_RTL_PRIM_DIR}/tpu_mem_1r1w.sv)
 set(TPU_HOST_IF_TO_GATES "techmap" "opt -fast" "abc -fast" "opt -fast")
 
-# Receive: the register-read completion FIFO is a memory; 264 flops (completion beat register
-# 128, register request 50, completion header 42, BAR0 write header 16, drop counter 16).
+# Receive: the register-read completion FIFO is a memory; 318 flops (completion beat register
+# 128, register request 50, completion header 42, BAR0 write header 16, a configuration
+# write's header 54, drop counter 16, state).
 tpu_add_synth_test(host_rx TOP tpu_host_rx
   SOURCES ${TPU_HOST_IF_SYNTH_COMMON} ${TPU_RTL_DIR}/host_if/tpu_host_rx.sv
   FLOW "synth -top tpu_host_rx -flatten -run begin:fine"
   CHECKS "select -assert-count 1 t:$mem_v2" ${TPU_HOST_IF_TO_GATES}
-         "select -assert-max 280 t:$_*DFF*")
+         "select -assert-max 320 t:$_*DFF*")
 
 # Read engine: the completion buffer (16 tags x 512 bytes = 512 rows of 128 bits) and the
 # per-client order and output FIFOs are memories (5); 1068 flops, mostly the 16 tags' state
@@ -54,6 +55,12 @@ tpu_add_synth_test(host_dma_wr TOP tpu_host_dma_wr
 tpu_add_synth_test(host_tx TOP tpu_host_tx
   SOURCES ${TPU_RTL_PKG} ${TPU_RTL_DIR}/host_if/tpu_host_tx.sv
   CHECKS "select -assert-none t:$mem_v2" "select -assert-max 180 t:$_*DFF*")
+
+# Configuration space: no memory; 43 flops (Command's two enables, BAR0 bits 31:12, the bus
+# and device numbers 13, Device Control's RO / NS enables and MPS / MRRS fields).
+tpu_add_synth_test(host_cfg TOP tpu_host_cfg
+  SOURCES ${TPU_RTL_PKG} ${TPU_RTL_DIR}/host_if/tpu_host_cfg.sv
+  CHECKS "select -assert-none t:$mem_v2" "select -assert-count 43 t:$_*DFF*")
 
 # Ring: no memory (the slots wait in the read engine's buffer); 41 flops (head, fetch pointer,
 # slots in flight, state).
@@ -85,24 +92,25 @@ tpu_add_synth_test(host_beat_adapter_n16 TOP tpu_host_beat_adapter
   CHECKS "select -assert-none t:$mem_v2" ${TPU_HOST_IF_TO_GATES}
          "select -assert-none t:$_*DFF*")
 
-# The TLP and DMA path (tpu_host_dma: receive, read and write engines, transmit): their 8
-# memories (receive 1, read engine 5, write engine 2), nothing more.
+# The TLP and DMA path (tpu_host_dma: receive, read and write engines, transmit, configuration
+# space): their 8 memories (receive 1, read engine 5, write engine 2), nothing more.
 tpu_add_synth_test(host_dma TOP tpu_host_dma
   SOURCES ${TPU_HOST_IF_SYNTH_COMMON} ${TPU_RTL_DIR}/host_if/tpu_host_rx.sv
           ${TPU_RTL_DIR}/host_if/tpu_host_dma_rd.sv ${TPU_RTL_DIR}/host_if/tpu_host_dma_wr.sv
-          ${TPU_RTL_DIR}/host_if/tpu_host_tx.sv ${TPU_RTL_DIR}/host_if/tpu_host_dma.sv
+          ${TPU_RTL_DIR}/host_if/tpu_host_tx.sv ${TPU_RTL_DIR}/host_if/tpu_host_cfg.sv
+          ${TPU_RTL_DIR}/host_if/tpu_host_dma.sv
   FLOW "synth -top tpu_host_dma -flatten -run begin:fine"
   CHECKS "select -assert-count 8 t:$mem_v2")
 
 # The whole host interface at N = 16 with the register file: 8 memories (receive 1, read
-# engine 5, write engine 2); 2326 flops, of which the register file holds 612 (and the
-# watchdog's progress detector 20).
+# engine 5, write engine 2); 2424 flops, of which the register file holds 612 (and the
+# watchdog's progress detector 20) and the configuration space 43.
 tpu_add_synth_test(host_if_n16 TOP tpu_host_if
   SOURCES ${TPU_HOST_IF_SYNTH_COMMON} ${TPU_RTL_ISA_PKG} ${TPU_RTL_REGS_PKG}
           ${TPU_RTL_HOST_IF}
   FLOW "synth -top tpu_host_if -flatten -run begin:fine"
   CHECKS "select -assert-count 8 t:$mem_v2" ${TPU_HOST_IF_TO_GATES}
-         "select -assert-max 2350 t:$_*DFF*")
+         "select -assert-max 2450 t:$_*DFF*")
 
 # The host interface at N = 8: the beat adapter's queue of core reads is the ninth memory.
 tpu_add_synth_test(host_if_n8 TOP tpu_host_if

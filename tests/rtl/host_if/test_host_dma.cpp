@@ -13,6 +13,7 @@
 
 #include "host_if/dma_bench.h"
 #include "host_if/dma_tb_model.h"
+#include "sc_models/pcie/config_space.h"
 #include "sc_models/pcie/tlp.h"
 
 namespace tpu::tb {
@@ -490,7 +491,8 @@ TEST_P(HostDma, DropsWhatItDoesNotSupport) {
 // Every non-posted request gets a completion, in order with the register reads around it:
 // BAR0 reads longer than one DW (a 64-bit read of a register pair, up to 1024 DWs, 4-DW
 // header, partial byte enables) and the other non-posted requests (locked read, I/O,
-// configuration, atomics) complete UR without touching a register; 1-DW reads their data.
+// configuration type 1, to another function or of two DWs, atomics) complete UR without
+// touching a register; 1-DW reads their data.
 TEST_P(HostDma, EveryReadCompletes) {
   auto b = Bench(121 + k(), "host_dma_every_read");
   const uint64_t bar = b->rc().config().bar0;
@@ -523,8 +525,14 @@ TEST_P(HostDma, EveryReadCompletes) {
     ur.push_back(b->rc().Request(sc::MakeMemRead(0, 0, 0x1'0000'0000ull + 0x40, 8)));  // 4 DW
     ur.push_back(b->rc().RequestBeats(raw(0x01, false)));  // MRdLk
     ur.push_back(b->rc().RequestBeats(raw(0x02, false)));  // I/O read
-    ur.push_back(b->rc().RequestBeats(raw(0x04, false)));  // configuration read, type 0
-    ur.push_back(b->rc().RequestBeats(raw(0x05, true)));   // configuration write, type 1
+    // Configuration requests the function does not take: type 0 to function 1, type 0 of
+    // two DWs, type 1.
+    ur.push_back(b->rc().RequestBeats(
+        sc::EncodeTlpBeats(sc::MakeConfigRead(0, 0, sc::kDeviceId | 1, sc::kCfgIds))));
+    std::vector<sc::TlpBeat> cfg_two_dws = raw(0x04, false);
+    cfg_two_dws[0].dw[0] = (cfg_two_dws[0].dw[0] & ~0x3ffu) | 2;
+    ur.push_back(b->rc().RequestBeats(cfg_two_dws));
+    ur.push_back(b->rc().RequestBeats(raw(0x05, true)));  // configuration write, type 1
     ur.push_back(b->rc().RequestBeats(raw(0x0c, true)));   // FetchAdd
     good.push_back({b->rc().ReadReg(0x40, 0x6), 0x11111111});
     ASSERT_TRUE(b->Run(20000)) << "round " << round;
@@ -541,6 +549,187 @@ TEST_P(HostDma, EveryReadCompletes) {
   EXPECT_EQ(b->out().rx_drop_count, 0u);
   EXPECT_EQ(b->reg_reads(), 6u);  // only the 1-DW reads reached the registers
   EXPECT_EQ(b->reg_writes(), 2u);
+}
+
+// The configuration space against its C++ model (sc::ConfigSpace): after the bench's
+// enumeration (whose reads of the IDs, BAR0's size mask, Device Control and Command it checks),
+// every register of the header and the PCI Express capability, then random writes with random
+// byte enables to every offset, each followed by reads of all of them.
+TEST_P(HostDma, ConfigSpaceMatchesItsModel) {
+  auto b = Bench(131 + k(), "host_dma_config_space");
+  const DmaTbConfig c = b->config();
+  sc::ConfigSpace model(static_cast<uint32_t>(c.max_payload),
+                        static_cast<uint32_t>(c.max_read_req));
+  for (const sc::ConfigStep& step : sc::EnumerationSteps(
+           static_cast<uint32_t>(b->rc().config().bar0), static_cast<uint32_t>(c.max_payload),
+           static_cast<uint32_t>(c.max_read_req))) {
+    if (step.write) model.Write(step.offset, step.value, 0xf, sc::kDeviceId);
+  }
+  ASSERT_TRUE(b->Run(5000));
+  ExpectNoViolations(*b);
+  // By hand, the fields a host reads first.
+  const int ids = b->rc().ConfigRead(sc::kCfgIds);
+  const int header = b->rc().ConfigRead(sc::kCfgHeader);
+  const int cls = b->rc().ConfigRead(sc::kCfgClass);
+  const int cap = b->rc().ConfigRead(sc::kCfgPcieCap);
+  const int devcap = b->rc().ConfigRead(sc::kCfgDeviceCaps);
+  ASSERT_TRUE(b->Run(5000));
+  EXPECT_EQ(*b->rc().ReadResult(ids), 0x74701234u);
+  EXPECT_EQ(*b->rc().ReadResult(header) >> 16 & 0x7f, 0u);  // header type 0
+  EXPECT_EQ(*b->rc().ReadResult(cls) >> 8, 0x120000u);
+  EXPECT_EQ(*b->rc().ReadResult(cap) & 0xff, 0x10u);  // PCI Express capability
+  EXPECT_EQ(*b->rc().ReadResult(devcap) & 7, c.max_payload >= 256 ? 1u : 0u);
+
+  std::mt19937_64 rng(Seed(17 + k()));
+  std::vector<uint16_t> offsets;
+  for (uint16_t o = 0; o <= 0x5c; o += 4) offsets.push_back(o);
+  offsets.push_back(0xffc);
+  for (int round = 0; round < 40; ++round) {
+    const uint16_t off = offsets[rng() % offsets.size()];
+    const uint32_t value = static_cast<uint32_t>(rng());
+    const uint8_t be = static_cast<uint8_t>(rng() % 16);
+    b->rc().ConfigWrite(off, value, be);
+    model.Write(off, value, be, sc::kDeviceId);
+    std::vector<std::pair<uint16_t, int>> reads;
+    for (uint16_t o : offsets) reads.push_back({o, b->rc().ConfigRead(o)});
+    ASSERT_TRUE(b->Run(20000)) << "round " << round;
+    for (const auto& [o, h] : reads) {
+      ASSERT_TRUE(b->rc().ReadResult(h).has_value()) << "offset " << o;
+      EXPECT_EQ(*b->rc().ReadResult(h), model.Read(o))
+          << std::hex << "offset 0x" << o << " after writing 0x" << value << " BE " << int{be}
+          << " to 0x" << off;
+    }
+  }
+  ExpectNoViolations(*b);
+  EXPECT_EQ(b->reg_reads() + b->reg_writes(), 0u);  // nothing reached the BAR0 registers
+}
+
+// The bus and device numbers of a configuration write become the device's requester ID (DMA
+// reads and writes, MSIs) and completer ID (register reads): the root complex checks every
+// TLP against the ID of the last configuration write.
+TEST_P(HostDma, RequesterIdFromConfigWrite) {
+  auto b = Bench(141 + k(), "host_dma_requester_id");
+  std::mt19937_64 rng(Seed(19 + k()));
+  const uint16_t id = 0x2318;  // bus 23h, device 3, function 0
+  b->rc().Request(sc::MakeConfigWrite(sc::kRootComplexId, 0, id, sc::kCfgCommand,
+                                      sc::kCommandMemorySpace | sc::kCommandBusMaster));
+  ASSERT_TRUE(b->Run(5000));
+  ASSERT_EQ(b->rc().device_id(), id);
+  FillRandom(*b, kLow, 4096, rng);
+  b->reader(0).Read(kLow + 3, 3000);
+  b->writer().Write(kHigh + 5, RandomBytes(2000, rng));
+  b->RequestMsi(kMsiAddr, 0x55);
+  const int h = b->rc().ReadReg(0x40);
+  ASSERT_TRUE(b->Run(20000));
+  ExpectNoViolations(*b);
+  ExpectMemory(*b, kHigh, 2048);
+  EXPECT_GT(b->rc().stats().mrd, 0u);
+  EXPECT_GT(b->rc().stats().mwr, 0u);
+  EXPECT_EQ(b->rc().msis().size(), 1u);
+  EXPECT_TRUE(b->rc().ReadResult(h).has_value());
+}
+
+// MPS and MRRS come from Device Control at run time, clamped to the build's: with both at
+// 128 bytes every write carries at most 128 bytes and every read asks for at most 128 (the
+// root complex, set to 128, checks each TLP), data intact; writing the largest encodings
+// (4096) gives the build's sizes back.
+TEST_P(HostDma, DeviceControlSetsPayloadAndReadSizes) {
+  auto b = Bench(151 + k(), "host_dma_device_control");
+  std::mt19937_64 rng(Seed(23 + k()));
+  const DmaTbConfig c = b->config();
+  const uint64_t bytes = 8192;
+  // Sends one aligned read and one aligned write of `bytes` and returns the TLP counts.
+  auto transfer = [&](uint64_t offset) {
+    const RootComplex::Stats before = b->rc().stats();
+    FillRandom(*b, kLow + offset, bytes, rng);
+    b->reader(0).Read(kLow + offset, bytes);
+    EXPECT_TRUE(b->Run(50000));
+    b->writer().Write(kHigh + offset, RandomBytes(bytes, rng));
+    EXPECT_TRUE(b->Run(50000));
+    ExpectNoViolations(*b);
+    ExpectMemory(*b, kHigh + offset, bytes);
+    return std::pair<uint64_t, uint64_t>(b->rc().stats().mrd - before.mrd,
+                                         b->rc().stats().mwr - before.mwr);
+  };
+  b->rc().ConfigWrite(sc::kCfgDeviceControl, sc::DeviceControl(0, 0));  // 128 / 128
+  ASSERT_TRUE(b->Run(5000));
+  RcConfig rc = b->rc().config();
+  rc.max_payload = rc.max_read_req = 128;
+  b->rc().set_config(rc);
+  const auto [mrd_small, mwr_small] = transfer(0);
+  EXPECT_GE(mrd_small, bytes / 128);
+  EXPECT_GE(mwr_small, bytes / 128);
+  // The largest encodings: clamped to the build's MPS / MRRS.
+  b->rc().ConfigWrite(sc::kCfgDeviceControl, sc::DeviceControl(5, 5));
+  ASSERT_TRUE(b->Run(5000));
+  rc.max_payload = c.max_payload;
+  rc.max_read_req = c.max_read_req;
+  b->rc().set_config(rc);
+  const auto [mrd_big, mwr_big] = transfer(0x10000);
+  if (!stressed()) {  // without client gaps every TLP is as large as allowed
+    EXPECT_EQ(mrd_small, bytes / 128);
+    EXPECT_EQ(mwr_small, bytes / 128);
+    EXPECT_EQ(mrd_big, bytes / static_cast<uint64_t>(c.max_read_req));
+    EXPECT_EQ(mwr_big, bytes / static_cast<uint64_t>(c.max_payload));
+  }
+}
+
+// Without Bus Master Enable no request leaves the device: DMA reads and writes and an MSI wait
+// (their engines hold them) while register reads still complete; setting it sends them all.
+TEST_P(HostDma, NoRequestWithoutBusMaster) {
+  auto model = MakeModel(k(), "host_dma_bus_master");
+  const DmaTbConfig c = model->config();
+  RcConfig rc = stressed() ? StressedRc(c, Seed(161 + k())) : BaseRc(c, Seed(161 + k()));
+  rc.enumerate = false;
+  DmaBench b(std::move(model), rc, 161);
+  b.rc().set_msi_address(kMsiAddr);
+  std::mt19937_64 rng(Seed(29 + k()));
+  b.rc().ConfigWrite(sc::kCfgCommand, sc::kCommandMemorySpace);
+  FillRandom(b, kLow, 4096, rng);
+  b.reader(0).Read(kLow, 4096);
+  b.reader(1).Read(kLow + 0x800, 64, true);
+  b.writer().Write(kHigh, RandomBytes(4096, rng));
+  b.RequestMsi(kMsiAddr, 7);
+  const int h = b.rc().ReadReg(0x40);
+  EXPECT_FALSE(b.Run(5000));
+  EXPECT_EQ(b.rc().stats().mrd, 0u);
+  EXPECT_EQ(b.rc().stats().mwr, 0u);
+  EXPECT_TRUE(b.rc().msis().empty());
+  EXPECT_TRUE(b.rc().ReadResult(h).has_value());
+  b.rc().ConfigWrite(sc::kCfgCommand, sc::kCommandMemorySpace | sc::kCommandBusMaster);
+  ASSERT_TRUE(b.Run(50000));
+  ExpectNoViolations(b);
+  ExpectMemory(b, kHigh, 4096);
+  EXPECT_GT(b.rc().stats().mrd, 0u);
+  EXPECT_EQ(b.rc().msis().size(), 1u);
+}
+
+// Without Memory Space Enable a BAR0 read completes UR and a BAR0 write is dropped (counted);
+// neither reaches the registers. Configuration requests still work, and once it is set BAR0
+// accesses do.
+TEST_P(HostDma, NoBarAccessWithoutMemorySpace) {
+  auto model = MakeModel(k(), "host_dma_memory_space");
+  const DmaTbConfig c = model->config();
+  RcConfig rc = stressed() ? StressedRc(c, Seed(171 + k())) : BaseRc(c, Seed(171 + k()));
+  rc.enumerate = false;
+  DmaBench b(std::move(model), rc, 171);
+  const int ur = b.rc().ReadReg(0x40);
+  b.rc().WriteReg(0x44, 0x1234);
+  const int ids = b.rc().ConfigRead(sc::kCfgIds);
+  ASSERT_TRUE(b.Run(5000));
+  ExpectNoViolations(b);
+  EXPECT_EQ(b.rc().RequestStatus(ur), sc::CompletionStatus::kUnsupportedRequest);
+  EXPECT_EQ(b.rc().ReadResult(ids), 0x74701234u);
+  EXPECT_EQ(b.reg_reads() + b.reg_writes(), 0u);
+  EXPECT_EQ(b.out().rx_drop_count, 1u);
+  b.rc().ConfigWrite(sc::kCfgCommand, sc::kCommandMemorySpace);
+  b.rc().WriteReg(0x44, 0x1234);
+  const int ok = b.rc().ReadReg(0x44);
+  ASSERT_TRUE(b.Run(5000));
+  ExpectNoViolations(b);
+  EXPECT_EQ(b.rc().ReadResult(ok), 0x1234u);
+  EXPECT_EQ(b.reg_reads(), 1u);
+  EXPECT_EQ(b.reg_writes(), 1u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Configs, HostDma,

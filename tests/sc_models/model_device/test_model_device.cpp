@@ -35,6 +35,7 @@
 #include "runtime/device_backend.h"
 #include "runtime/executor.h"
 #include "sc_models/model_device/model_platform.h"
+#include "sc_models/pcie/config_space.h"
 
 namespace tpu::sc {
 namespace {
@@ -107,6 +108,7 @@ TEST(ModelDevice, CapabilitiesOfEveryConfiguration) {
   for (const devices::DeviceConfig& config : devices::kDevices) {
     SCOPED_TRACE(config.name);
     ModelDevice bus(config, {});
+    bus.Enumerate();
     device::Device dev(bus);
     const device::DeviceInfo& info = dev.info();
     EXPECT_EQ(info.id, regs::kIdReset);
@@ -468,6 +470,31 @@ TEST(ModelDevice, DoorbellWithTheRingOffStartsNothing) {
   dev.host_memory().Write(dev.options().host_base, SlotBytes(isa::Halt{}));
   bus.WriteRegister(regs::kRingSize, 16);
   bus.WriteRegister(regs::kRingTail, 1);
+  EXPECT_EQ(bus.WaitForInterrupt(1e5), std::optional<uint32_t>(dev.options().msi_data));
+  EXPECT_EQ(bus.ReadRegister(regs::kRingHead), 1u);
+}
+
+// The model device's configuration space is the RTL's (sc::ConfigSpace) and gates the same
+// way: before enumeration BAR0 reads fail (UR) and writes are dropped; with Memory Space
+// Enable alone the registers work but a doorbell starts nothing; setting Bus Master Enable
+// starts the waiting program.
+TEST(ModelDevice, ConfigurationSpaceGatesBarAndBusMastering) {
+  ModelDevice bus(*devices::FindDevice("n16"), {});
+  EXPECT_EQ(bus.ConfigRead(kCfgIds), 0x74701234u);
+  EXPECT_EQ(bus.ConfigRead(kCfgDeviceControl), DeviceControl(0, 2));  // 128 / 512 at reset
+  bus.ConfigWrite(kCfgBar0, 0xffffffff);
+  EXPECT_EQ(bus.ConfigRead(kCfgBar0), 0xfffff000u);  // 4 KiB
+  EXPECT_THROW(bus.ReadRegister(regs::kId), std::runtime_error);
+  bus.ConfigWrite(kCfgCommand, kCommandMemorySpace);
+  EXPECT_EQ(bus.ReadRegister(regs::kId), regs::kIdReset);
+  device::Device dev(bus);
+  dev.Reset();
+  dev.host_memory().Write(dev.options().host_base, SlotBytes(isa::Halt{}));
+  bus.WriteRegister(regs::kRingSize, 16);
+  bus.WriteRegister(regs::kRingTail, 1);
+  EXPECT_FALSE(bus.WaitForInterrupt(1e5));  // no fetch without bus mastering
+  EXPECT_EQ(bus.ReadRegister(regs::kRingHead), 0u);
+  bus.ConfigWrite(kCfgCommand, kCommandMemorySpace | kCommandBusMaster);
   EXPECT_EQ(bus.WaitForInterrupt(1e5), std::optional<uint32_t>(dev.options().msi_data));
   EXPECT_EQ(bus.ReadRegister(regs::kRingHead), 1u);
 }
