@@ -46,6 +46,13 @@ isa::Words WithReservedBit(const isa::Instr& instr) {
   throw std::logic_error("instruction without reserved bits");
 }
 
+// `instr` changed by `edit`, encoded.
+template <typename T, typename Edit>
+isa::Words Edited(T instr, Edit edit) {
+  edit(instr);
+  return isa::Encode(instr);
+}
+
 // A NOP, `bad`, HALT: the error is at index 1 (decode errors stop before `bad` runs).
 BadProgram AtIndexOne(const std::string& name, const isa::Words& bad, Error error) {
   return {name, {isa::Encode(isa::Nop{}), bad, isa::Encode(isa::Halt{})}, error, 1};
@@ -102,28 +109,22 @@ std::vector<BadProgram> DecodeErrors(const isa::DeviceLimits& l) {
   mm.rows = 2;
   mm.new_tile = true;
   add("MATMUL reserved", WithReservedBit(mm), Error::kReservedNonzero);
-  Matmul m = mm;
-  m.rows = 0;
-  add("MATMUL rows 0", Encode(m), Error::kLengthZero);
-  m = mm;
-  m.stride_h = 1;  // a window field without window
-  add("MATMUL window field without window", Encode(m), Error::kConvConfig);
-  m = mm;
-  m.window = true;  // window with its fields zero
-  add("MATMUL window without its fields", Encode(m), Error::kConvConfig);
-  m = mm;
-  m.ub = ub_rows - 1;
-  add("MATMUL past the UB", Encode(m), Error::kUbRange);
-  m = mm;
-  m.window = true;
-  m.stride_h = m.stride_w = 1;
-  m.image_h = m.image_w = 8;
-  m.out_w = 8;
-  m.ub = ub_rows - 63;  // the 8 x 8 image needs 64 rows
-  add("MATMUL window image past the UB", Encode(m), Error::kUbRange);
-  m = mm;
-  m.acc = acc_rows - 1;
-  add("MATMUL past the accumulators", Encode(m), Error::kAccRange);
+  add("MATMUL rows 0", Edited(mm, [](Matmul& m) { m.rows = 0; }), Error::kLengthZero);
+  add("MATMUL window field without window", Edited(mm, [](Matmul& m) { m.stride_h = 1; }),
+      Error::kConvConfig);
+  add("MATMUL window without its fields", Edited(mm, [](Matmul& m) { m.window = true; }),
+      Error::kConvConfig);
+  add("MATMUL past the UB", Edited(mm, [&](Matmul& m) { m.ub = ub_rows - 1; }), Error::kUbRange);
+  add("MATMUL window image past the UB", Edited(mm, [&](Matmul& m) {
+        m.window = true;
+        m.stride_h = m.stride_w = 1;
+        m.image_h = m.image_w = 8;
+        m.out_w = 8;
+        m.ub = ub_rows - 63;  // the 8 x 8 image needs 64 rows
+      }),
+      Error::kUbRange);
+  add("MATMUL past the accumulators", Edited(mm, [&](Matmul& m) { m.acc = acc_rows - 1; }),
+      Error::kAccRange);
 
   Activate ac;
   ac.rows = 4;
@@ -134,43 +135,39 @@ std::vector<BadProgram> DecodeErrors(const isa::DeviceLimits& l) {
     if (std::string(info.fields[i].name) == "pool") SetBits(&pool3, info.fields[i].lsb, 2, 3);
   }
   add("ACTIVATE pool 3", pool3, Error::kPoolConfig);
-  Activate a = ac;
-  a.rows = 0;
-  add("ACTIVATE rows 0", Encode(a), Error::kLengthZero);
-  a = ac;
-  a.acc = acc_rows - 1;
-  add("ACTIVATE past the accumulators", Encode(a), Error::kAccRange);
-  a = ac;
-  a.param_set = static_cast<uint32_t>(l.param_sets);
-  add("ACTIVATE parameter set", Encode(a), Error::kParamRange);
-  a = ac;
-  a.clamp_min = 5;
-  a.clamp_max = 4;
-  add("ACTIVATE clamp order", Encode(a), Error::kClampOrder);
-  a = ac;
-  a.win_h = 2;  // a pooling field without pooling
-  add("ACTIVATE pooling field without pooling", Encode(a), Error::kPoolConfig);
-  a = ac;
-  a.ub = ub_rows - 1;
-  add("ACTIVATE past the UB", Encode(a), Error::kUbRange);
+  add("ACTIVATE rows 0", Edited(ac, [](Activate& a) { a.rows = 0; }), Error::kLengthZero);
+  add("ACTIVATE past the accumulators", Edited(ac, [&](Activate& a) { a.acc = acc_rows - 1; }),
+      Error::kAccRange);
+  add("ACTIVATE parameter set",
+      Edited(ac, [&](Activate& a) { a.param_set = static_cast<uint32_t>(l.param_sets); }),
+      Error::kParamRange);
+  add("ACTIVATE clamp order", Edited(ac, [](Activate& a) {
+        a.clamp_min = 5;
+        a.clamp_max = 4;
+      }),
+      Error::kClampOrder);
+  add("ACTIVATE pooling field without pooling", Edited(ac, [](Activate& a) { a.win_h = 2; }),
+      Error::kPoolConfig);
+  add("ACTIVATE past the UB", Edited(ac, [&](Activate& a) { a.ub = ub_rows - 1; }),
+      Error::kUbRange);
   Activate pool = ac;  // 2x2 max pooling of one 2 x 2 image
   pool.pool = Pool::kMax;
   pool.win_h = pool.win_w = 2;
   pool.stride_h = pool.stride_w = 2;
   pool.image_h = pool.image_w = 2;
-  a = pool;
-  a.stride_w = 0;
-  add("ACTIVATE pooling field zero", Encode(a), Error::kPoolConfig);
-  a = pool;
-  a.win_h = 3;  // VALID padding: the window is taller than the image
-  add("ACTIVATE pooling window larger than the image", Encode(a), Error::kPoolConfig);
-  a = pool;
-  a.rows = 6;  // one and a half images
-  add("ACTIVATE pooling rows not whole images", Encode(a), Error::kPoolConfig);
-  a = pool;
-  a.rows = 8;  // two images of one output row each: rows ub_rows - 1 and ub_rows
-  a.ub = ub_rows - 1;
-  add("ACTIVATE pooled rows past the UB", Encode(a), Error::kUbRange);
+  add("ACTIVATE pooling field zero", Edited(pool, [](Activate& a) { a.stride_w = 0; }),
+      Error::kPoolConfig);
+  // VALID padding: the window is taller than the image.
+  add("ACTIVATE pooling window larger than the image",
+      Edited(pool, [](Activate& a) { a.win_h = 3; }), Error::kPoolConfig);
+  add("ACTIVATE pooling rows not whole images", Edited(pool, [](Activate& a) { a.rows = 6; }),
+      Error::kPoolConfig);
+  // Two images of one output row each, at rows ub_rows - 1 and ub_rows.
+  add("ACTIVATE pooled rows past the UB", Edited(pool, [&](Activate& a) {
+        a.rows = 8;
+        a.ub = ub_rows - 1;
+      }),
+      Error::kUbRange);
   return out;
 }
 
