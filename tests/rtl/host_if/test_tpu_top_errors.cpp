@@ -194,6 +194,15 @@ std::vector<BadProgram> RunTimeErrors() {
   a.rows = 2;
   a.wait = kTokensT7;
   out.push_back(Deadlock("the activation unit", a));
+  // The second MATMUL switches to a tile that no READ_WEIGHTS pushes: it stays in the middle
+  // of issuing its rows (more than the matrix unit's side FIFO holds) when DEADLOCK aborts it.
+  Matmul rows = m;
+  rows.rows = 64;
+  rows.wait = 0;
+  out.push_back({"DEADLOCK, the matrix unit issuing rows for a missing tile",
+                 {Encode(ReadWeights{0, 1, 0, 0}), Encode(rows), Encode(rows), Encode(Halt{})},
+                 Error::kDeadlock,
+                 3});
   Matmul no_tile;  // the first MATMUL of a run must load a tile
   no_tile.rows = 2;
   out.push_back({"NO_TILE",
