@@ -107,7 +107,7 @@ bench: configure  ## benchmarks (not tests): utilization, throughput, simulation
 bench-scale: configure  ## every built device size side by side (DEVICES='ci;n64;v1' adds sizes): build time, speed, utilization
 	cmake --build $(BUILD) -j $(JOBS) --target bench-scale
 
-# COVERAGE_BUILD: the coverage build's folder (its own configuration: TPU_COVERAGE=ON, n16).
+# COVERAGE_BUILD: the coverage build's folder (its own configuration: TPU_COVERAGE=ON, n16_small).
 COVERAGE_BUILD ?= build-coverage
 coverage: deps  ## line/toggle coverage of rtl/ over the RTL regression: report, annotated sources, docs/coverage.md
 	COVERAGE_BUILD=$(COVERAGE_BUILD) JOBS=$(JOBS) bash scripts/coverage.sh

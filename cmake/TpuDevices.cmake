@@ -38,7 +38,7 @@ add_custom_target(devices_docs
 # a ;-list of device names and the words `ci` (the small set CI builds: those of
 # TPU_CI_DEVICES that the list has; the default) and `all` (every configuration). The default
 # device (the system model's and the tool's) and the configuration of index 0 (the RTL tests'
-# tpu_top, tests/rtl/host_if, tests/device) are always built. The result, TPU_BUILT_DEVICES
+# tpu_top, tests/rtl/host_if, tests/device) are always built (the coverage build: index 0 only). The result, TPU_BUILT_DEVICES
 # (names by index), is what testbench/host_if verilates and what the registry of built devices
 # (testbench/host_if/built_devices.h: the simulator, `tpu --device`, the per-device tests)
 # offers; `tpu --device NAME` for a configuration outside it names the reconfigure command.
@@ -72,7 +72,13 @@ function(tpu_resolve_build_devices out)
       "cmake -B build -DTPU_BUILD_DEVICES='n16_small;n16'")
   endif()
   list(GET TPU_DEVICES 0 first)
-  list(APPEND wanted ${TPU_DEFAULT_DEVICE} ${first})
+  # The coverage build (TPU_COVERAGE, make coverage) builds one model of tpu_top, the RTL
+  # tests' device: an instrumented model takes most of an hour to compile.
+  if(TPU_COVERAGE)
+    list(APPEND wanted ${first})
+  else()
+    list(APPEND wanted ${TPU_DEFAULT_DEVICE} ${first})
+  endif()
   # By index, as TPU_DEVICES lists them.
   set(built)
   foreach(d IN LISTS TPU_DEVICES)

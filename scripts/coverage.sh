@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # make coverage (docs/coverage.md): line and toggle coverage of rtl/ over the RTL regression.
 #
-# A build of its own ($COVERAGE_BUILD, default build-coverage; one device, n16, plus n16_small
-# which every build has) verilated with TPU_COVERAGE=ON (--coverage-line --coverage-toggle) and
-# TPU_X_ASSIGN=unique. It runs the test binaries that simulate the RTL: the layer regression
-# (short suite; then two of its layers again with random initial state, TPU_RANDOM_INIT_SEED),
-# the device end to end (registers, errors, soft resets and the reset stress), the driver on
-# the device, and the host interface's own benches (malformed and failing TLPs, the register
-# file, the beat adapter).
-# Every model a
-# test builds writes its counts to a file of its own; they are merged with verilator_coverage,
-# annotated (coverage/annotated/) and summed per RTL file by scripts/coverage_report.py, which
-# refreshes docs/coverage.md. The build and run times are printed.
+# A build of its own ($COVERAGE_BUILD, default build-coverage; one device, n16_small, the RTL
+# tests' device: the coverage build verilates no other tpu_top, cmake/TpuDevices.cmake, and
+# compiles the models at -O1, their run-once code at -O0) verilated with TPU_COVERAGE=ON
+# (--coverage-line --coverage-toggle) and TPU_X_ASSIGN=unique. It runs the test binaries that
+# simulate the RTL: the layer regression (short suite; then two of its layers again with
+# random initial state, TPU_RANDOM_INIT_SEED, whose counts are kept apart: before the first
+# reset, random state reaches defensive defaults no real run does), the device end to end
+# (registers, errors, soft resets and the reset stress), the driver on the device, and the
+# host interface's own benches (malformed and failing TLPs, the register file, the beat
+# adapter). Every model a test builds writes its counts to a file of its own; they are merged
+# with verilator_coverage, annotated (coverage/annotated/) and summed per RTL file by
+# scripts/coverage_report.py, which refreshes docs/coverage.md. The build and run times are
+# printed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${COVERAGE_BUILD:-build-coverage}
@@ -23,7 +25,7 @@ TARGETS=(test_layer_regression test_tpu_top test_tpu_top_stress test_device test
 start=$(date +%s)
 if [ ! -f "$BUILD/CMakeCache.txt" ]; then
   cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DTPU_COVERAGE=ON -DTPU_X_ASSIGN=unique \
-    -DTPU_BUILD_DEVICES=n16
+    -DTPU_BUILD_DEVICES=n16_small
 fi
 if ! grep -q '^TPU_COVERAGE:BOOL=ON' "$BUILD/CMakeCache.txt"; then
   echo "coverage.sh: $BUILD is not a coverage build (TPU_COVERAGE is off); remove it or set" \
@@ -34,15 +36,15 @@ cmake --build "$BUILD" -j "$JOBS" --target "${TARGETS[@]}"
 built=$(date +%s)
 
 rm -rf "$OUT"
-mkdir -p "$OUT/raw" "$OUT/logs"
+mkdir -p "$OUT/raw" "$OUT/xinit" "$OUT/logs"
 export TPU_COVERAGE_DIR=$PWD/$OUT/raw SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1
-quick="Short/LayerRegression.MatchesGolden/n16_dense_seed1:"
-quick+="Short/LayerRegression.MatchesGolden/n16_conv2d_window_seed2"
+quick="Short/LayerRegression.MatchesGolden/n16_small_dense_seed1:"
+quick+="Short/LayerRegression.MatchesGolden/n16_small_conv2d_window_seed2"
 # name|environment|command, run $JOBS at a time; each log in $OUT/logs/<name>.log.
 runs=(
   "regression||$BUILD/tests/regression/test_layer_regression --gtest_filter=Short/*"
-  "regression_xinit11|TPU_RANDOM_INIT_SEED=11|$BUILD/tests/regression/test_layer_regression --gtest_filter=$quick"
-  "regression_xinit12|TPU_RANDOM_INIT_SEED=12|$BUILD/tests/regression/test_layer_regression --gtest_filter=$quick"
+  "regression_xinit11|TPU_RANDOM_INIT_SEED=11 TPU_COVERAGE_DIR=$PWD/$OUT/xinit|$BUILD/tests/regression/test_layer_regression --gtest_filter=$quick"
+  "regression_xinit12|TPU_RANDOM_INIT_SEED=12 TPU_COVERAGE_DIR=$PWD/$OUT/xinit|$BUILD/tests/regression/test_layer_regression --gtest_filter=$quick"
   "tpu_top||$BUILD/tests/rtl/host_if/test_tpu_top"
   "tpu_top_stress||$BUILD/tests/rtl/host_if/test_tpu_top_stress"
   "device||$BUILD/tests/device/test_device"

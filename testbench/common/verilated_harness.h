@@ -69,10 +69,23 @@ class VerilatedHarness {
   bool tracing() const { return traced_; }
 
   // Asynchronous reset held for `cycles` clock edges, released between edges.
+  // The first clock edge of the first reset runs with the assertions off. Verilator models an
+  // asynchronous reset as an edge: a flip-flop of a reset tree (tpu_host_regs' core_rst_nq,
+  // tpu_core's blocks_rst_nq) that starts at 0 under a random initial state
+  // (random_init_seed) sees no falling edge when rst_ni falls, so the flip-flop it drives
+  // keeps its random 1 and the blocks below count as out of reset until the first clock edge
+  // resets it. In silicon the reset is a level and holds them; only the assertions, sampled
+  // at that edge on random state, would see the difference.
   void Reset(int cycles = 2) {
     top_->rst_ni = 0;
     top_->eval();
-    for (int i = 0; i < cycles; ++i) Tick();
+    for (int i = 0; i < cycles; ++i) {
+      const bool asserts_on = ctx_->assertOn();
+      if (!powered_up_) ctx_->assertOn(false);
+      Tick();
+      ctx_->assertOn(asserts_on);
+      powered_up_ = true;
+    }
     top_->rst_ni = 1;
     top_->eval();
   }
@@ -145,6 +158,7 @@ class VerilatedHarness {
 #endif
   uint64_t cycle_ = 0;
   bool traced_ = false;
+  bool powered_up_ = false;  // a clock edge in reset has passed (Reset)
 };
 
 }  // namespace tpu::tb
