@@ -144,7 +144,8 @@ module tpu_act #(
   // Assertions (each stage checks its own configuration, table loads and handshakes)
   // ---------------------------------------------------------------------------------------
   // A stalled row stays on the output, unchanged, until it is taken.
+  `TPU_STABLE(out_row_stable, out_row_o, clk_i)
   `TPU_ASSERT(OutputHeldUntilTaken, !$past(out_valid_o && !out_ready_i) ||
-              (out_valid_o && $stable(out_row_o) && $stable(out_tag_o)), clk_i, rst_ni)
+              (out_valid_o && out_row_stable && $stable(out_tag_o)), clk_i, rst_ni)
 
 endmodule

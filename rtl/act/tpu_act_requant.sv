@@ -179,6 +179,8 @@ module tpu_act_requant #(
                    lut_enable_i};
   end
 `endif
+  `TPU_STABLE(config_stable, config_bits, clk_i)
+  `TPU_STABLE(out_row_stable, out_row_o, clk_i)
 
   `TPU_ASSERT_INIT(ShiftWidthIsSix, ShiftWidth == 6)  // the lanes decode a 6-bit shift
   `TPU_ASSERT(NoXOnHandshake, !$isunknown(in_valid_i) && !$isunknown(out_ready_i) &&
@@ -187,10 +189,10 @@ module tpu_act_requant #(
   `TPU_ASSERT(ShiftInRange, !in_valid_i || shift_in_range, clk_i, rst_ni)
   `TPU_ASSERT(ClampBoundsOrdered, !in_valid_i || $signed(act_min_i) <= $signed(act_max_i),
               clk_i, rst_ni)
-  `TPU_ASSERT(ConfigStableInFlight, !(|valid_q[Stages-1:1]) || $stable(config_bits),
+  `TPU_ASSERT(ConfigStableInFlight, !(|valid_q[Stages-1:1]) || config_stable,
               clk_i, rst_ni)
   // A stalled row stays on the output, unchanged, until it is taken.
   `TPU_ASSERT(OutputHeldUntilTaken, !$past(out_valid_o && !out_ready_i) ||
-              (out_valid_o && $stable(out_row_o) && $stable(out_tag_o)), clk_i, rst_ni)
+              (out_valid_o && out_row_stable && $stable(out_tag_o)), clk_i, rst_ni)
 
 endmodule
