@@ -55,11 +55,13 @@ void SetBits(Words* words, int lsb, int width, uint64_t value) {
 Words Encode(const Instr& instr) {
   const InstrInfo& info = InfoOf(instr);
   const FieldValues values = ValuesOf(instr);
-  CheckFieldsFit(info, values);
   Bits bits = 0;
   Put(&bits, kOpcodeLsb, kOpcodeWidth, static_cast<uint64_t>(info.opcode));
+  // One pass over the fields (the driver encodes every instruction of every program): each is
+  // checked as it is put, the message built only for one that does not fit.
   for (int i = 0; i < info.num_fields; ++i) {
     const FieldInfo& field = info.fields[i];
+    if (!FieldFits(field, values[i])) CheckFieldsFit(info, values);  // throws
     Put(&bits, field.lsb, field.width, static_cast<uint64_t>(values[i]));
   }
   return Split(bits);
@@ -98,7 +100,13 @@ Decoded Decode(const Words& words) {
 
 Error Check(const Decoded& decoded, const DeviceLimits& limits) {
   if (decoded.error != Error::kOk) return decoded.error;
-  return ValidateValues(InfoOf(decoded.opcode), decoded.values, limits);
+  // Decode has checked the enum encodings (FirstIllegalEncoding): only the rules are left, in
+  // ValidateValues' order.
+  const InstrInfo& info = InfoOf(decoded.opcode);
+  for (int r = 0; r < info.num_rules; ++r) {
+    if (!RulePasses(info.opcode, r, decoded.values, limits)) return info.rules[r].error;
+  }
+  return Error::kOk;
 }
 
 Error Check(const Words& words, const DeviceLimits& limits) {
