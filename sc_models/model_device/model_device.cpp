@@ -302,7 +302,7 @@ void ModelDevice::FetchAndExecute() {
   const model::HostMemory& host = machine_.host();
   const size_t begin = words_.size();
   bool fetch_failed = false;
-  uint8_t bytes[kSlotBytes];
+  std::vector<uint8_t> bytes;
   // Room for the slots the host made available at once (a whole program in one allocation);
   // a program streamed in pieces still grows geometrically.
   const size_t available = (tail - fetch_) & mask;
@@ -313,16 +313,28 @@ void ModelDevice::FetchAndExecute() {
     executed_.reserve(std::max(begin + available, 2 * executed_.capacity()));
   }
   while (fetch_ != tail) {
-    const uint64_t address = base + kSlotBytes * fetch_;
-    if (host.Faults(address, kSlotBytes) || address > host.size() - kSlotBytes) {
-      fetch_failed = true;
-      break;
+    // The slots up to the tail or the ring's end in one read when none of them fails (a large
+    // program streams through here); slot by slot otherwise, to stop at the first that fails.
+    const uint32_t end = fetch_ < tail ? tail : mask + 1;
+    const uint64_t slots = std::max<uint64_t>(1, end - fetch_);
+    uint64_t address = base + kSlotBytes * fetch_;
+    uint64_t count = slots;
+    if (host.Faults(address, kSlotBytes * slots) || address > host.size() - kSlotBytes * slots) {
+      count = 1;
+      if (host.Faults(address, kSlotBytes) || address > host.size() - kSlotBytes) {
+        fetch_failed = true;
+        break;
+      }
     }
-    host.Read(address, bytes, kSlotBytes);
-    isa::Words words{};
-    for (size_t b = 0; b < kSlotBytes; ++b) words[b / 4] |= uint32_t{bytes[b]} << (8 * (b % 4));
-    words_.push_back(words);
-    fetch_ = (fetch_ + 1) & mask;
+    bytes.resize(kSlotBytes * count);
+    host.Read(address, bytes.data(), kSlotBytes * count);
+    for (uint64_t slot = 0; slot < count; ++slot) {
+      const uint8_t* p = bytes.data() + kSlotBytes * slot;
+      isa::Words words{};
+      for (size_t b = 0; b < kSlotBytes; ++b) words[b / 4] |= uint32_t{p[b]} << (8 * (b % 4));
+      words_.push_back(words);
+    }
+    fetch_ = static_cast<uint32_t>((fetch_ + count) & mask);
   }
   const model::RunResult r = machine_.Resume(words_, begin, &executed_);
   switch (r.status) {
