@@ -316,8 +316,8 @@ void ModelDevice::FetchAndExecute() {
     // The slots up to the tail or the ring's end in one read when none of them fails (a large
     // program streams through here); slot by slot otherwise, to stop at the first that fails.
     const uint32_t end = fetch_ < tail ? tail : mask + 1;
-    const uint64_t slots = std::max<uint64_t>(1, end - fetch_);
-    uint64_t address = base + kSlotBytes * fetch_;
+    const uint64_t slots = end - fetch_;  // >= 1: fetch_ is below both
+    const uint64_t address = base + kSlotBytes * fetch_;
     uint64_t count = slots;
     if (host.Faults(address, kSlotBytes * slots) || address > host.size() - kSlotBytes * slots) {
       count = 1;
