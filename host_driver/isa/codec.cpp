@@ -1,5 +1,6 @@
 #include "isa/codec.h"
 
+#include <array>
 #include <stdexcept>
 #include <string>
 
@@ -40,6 +41,46 @@ void Put(Bits* bits, int lsb, int width, uint64_t value) {
   *bits = (*bits & ~mask) | ((Bits{value} << lsb) & mask);
 }
 
+// An instruction's fields as the codec walks them: the tables of isa_gen.h (kInstrs) packed
+// into what encoding and decoding read, in one small block per opcode (every instruction of
+// every program is encoded once by the driver and decoded once by the machine).
+struct FieldLayout {
+  int lsb = 0;
+  int width = 0;
+  bool sint = false;
+  uint64_t mask = 0;  // the low `width` bits
+  int64_t min = 0, max = 0;
+};
+
+struct InstrLayout {
+  int num_fields = 0;
+  Bits reserved = 0;
+  std::array<FieldLayout, kMaxFields> fields{};
+};
+
+const InstrLayout& LayoutOf(const InstrInfo& info) {
+  static const std::array<InstrLayout, 256> kLayouts = [] {
+    std::array<InstrLayout, 256> table{};
+    for (const InstrInfo& instr : kInstrs) {
+      InstrLayout& layout = table[static_cast<uint8_t>(instr.opcode)];
+      layout.num_fields = instr.num_fields;
+      layout.reserved = Join(instr.reserved_mask);
+      for (int i = 0; i < instr.num_fields; ++i) {
+        const FieldInfo& field = instr.fields[i];
+        FieldLayout& f = layout.fields[static_cast<size_t>(i)];
+        f.lsb = field.lsb;
+        f.width = field.width;
+        f.sint = field.kind == FieldKind::kSint;
+        f.mask = static_cast<uint64_t>(Mask(field.width));
+        f.min = FieldMin(field);
+        f.max = FieldMax(field);
+      }
+    }
+    return table;
+  }();
+  return kLayouts[static_cast<uint8_t>(info.opcode)];
+}
+
 }  // namespace
 
 uint64_t GetBits(const Words& words, int lsb, int width) {
@@ -55,12 +96,16 @@ void SetBits(Words* words, int lsb, int width, uint64_t value) {
 Words Encode(const Instr& instr) {
   const InstrInfo& info = InfoOf(instr);
   const FieldValues values = ValuesOf(instr);
-  CheckFieldsFit(info, values);
+  const InstrLayout& layout = LayoutOf(info);
   Bits bits = 0;
   Put(&bits, kOpcodeLsb, kOpcodeWidth, static_cast<uint64_t>(info.opcode));
-  for (int i = 0; i < info.num_fields; ++i) {
-    const FieldInfo& field = info.fields[i];
-    Put(&bits, field.lsb, field.width, static_cast<uint64_t>(values[i]));
+  // One pass over the fields: each is checked as it is put (fields do not overlap: an OR), the
+  // message built only for one that does not fit.
+  for (int i = 0; i < layout.num_fields; ++i) {
+    const FieldLayout& f = layout.fields[static_cast<size_t>(i)];
+    const int64_t value = values[static_cast<size_t>(i)];
+    if (value < f.min || value > f.max) CheckFieldsFit(info, values);  // throws
+    bits |= Bits{static_cast<uint64_t>(value) & f.mask} << f.lsb;
   }
   return Split(bits);
 }
@@ -75,15 +120,14 @@ Decoded Decode(const Words& words) {
     return out;
   }
   out.opcode = info->opcode;
-  if ((bits & Join(info->reserved_mask)) != 0) out.error = Error::kReservedNonzero;
+  const InstrLayout& layout = LayoutOf(*info);
+  if ((bits & layout.reserved) != 0) out.error = Error::kReservedNonzero;
   FieldValues& values = out.values;
-  for (int i = 0; i < info->num_fields; ++i) {
-    const FieldInfo& field = info->fields[i];
-    uint64_t raw = Field(bits, field.lsb, field.width);
-    if (field.kind == FieldKind::kSint && ((raw >> (field.width - 1)) & 1u)) {
-      raw |= ~uint64_t{0} << field.width;  // sign-extend
-    }
-    values[i] = static_cast<int64_t>(raw);
+  for (int i = 0; i < layout.num_fields; ++i) {
+    const FieldLayout& f = layout.fields[static_cast<size_t>(i)];
+    uint64_t raw = static_cast<uint64_t>(bits >> f.lsb) & f.mask;
+    if (f.sint && ((raw >> (f.width - 1)) & 1u)) raw |= ~f.mask;  // sign-extend
+    values[static_cast<size_t>(i)] = static_cast<int64_t>(raw);
   }
   if (out.error == Error::kOk) {
     const int field = FirstIllegalEncoding(*info, values);
@@ -98,7 +142,13 @@ Decoded Decode(const Words& words) {
 
 Error Check(const Decoded& decoded, const DeviceLimits& limits) {
   if (decoded.error != Error::kOk) return decoded.error;
-  return ValidateValues(InfoOf(decoded.opcode), decoded.values, limits);
+  // Decode has checked the enum encodings (FirstIllegalEncoding): only the rules are left, in
+  // ValidateValues' order.
+  const InstrInfo& info = InfoOf(decoded.opcode);
+  for (int r = 0; r < info.num_rules; ++r) {
+    if (!RulePasses(info.opcode, r, decoded.values, limits)) return info.rules[r].error;
+  }
+  return Error::kOk;
 }
 
 Error Check(const Words& words, const DeviceLimits& limits) {

@@ -356,7 +356,7 @@ void ModelDevice::FetchAndExecute() {
   model::HostMemory& host = machine_.host();
   const size_t begin = words_.size();
   bool fetch_failed = false;
-  uint8_t bytes[kSlotBytes];
+  std::vector<uint8_t> bytes;
   // Room for the slots the host made available at once (a whole program in one allocation);
   // a program streamed in pieces still grows geometrically.
   const size_t available = (tail - fetch_) & mask;
@@ -367,16 +367,29 @@ void ModelDevice::FetchAndExecute() {
     executed_.reserve(std::max(begin + available, 2 * executed_.capacity()));
   }
   while (fetch_ != tail) {
+    // The slots up to the tail or the ring's end in one read when none of them fails (a large
+    // program streams through here); slot by slot otherwise, to stop at the first that fails.
+    const uint32_t end = fetch_ < tail ? tail : mask + 1;
+    const uint64_t slots = end - fetch_;  // >= 1: fetch_ is below both
     const uint64_t address = base + kSlotBytes * fetch_;
-    if (address > host.size() - kSlotBytes || host.TakeFault(address, kSlotBytes)) {
-      fetch_failed = true;
-      break;
+    uint64_t count = slots;
+    if (host.Faults(address, kSlotBytes * slots) || kSlotBytes * slots > host.size() ||
+        address > host.size() - kSlotBytes * slots) {
+      count = 1;
+      if (address > host.size() - kSlotBytes || host.TakeFault(address, kSlotBytes)) {
+        fetch_failed = true;
+        break;
+      }
     }
-    host.Read(address, bytes, kSlotBytes);
-    isa::Words words{};
-    for (size_t b = 0; b < kSlotBytes; ++b) words[b / 4] |= uint32_t{bytes[b]} << (8 * (b % 4));
-    words_.push_back(words);
-    fetch_ = (fetch_ + 1) & mask;
+    bytes.resize(kSlotBytes * count);
+    host.Read(address, bytes.data(), kSlotBytes * count);
+    for (uint64_t slot = 0; slot < count; ++slot) {
+      const uint8_t* p = bytes.data() + kSlotBytes * slot;
+      isa::Words words{};
+      for (size_t b = 0; b < kSlotBytes; ++b) words[b / 4] |= uint32_t{p[b]} << (8 * (b % 4));
+      words_.push_back(words);
+    }
+    fetch_ = static_cast<uint32_t>((fetch_ + count) & mask);
   }
   const model::RunResult r = machine_.Resume(words_, begin, &executed_);
   switch (r.status) {

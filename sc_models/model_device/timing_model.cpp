@@ -72,7 +72,19 @@ class Replay {
         dma_read_window_(static_cast<double>(std::max<int64_t>(1, device.dma_tags - kRingTags) *
                                              host.max_read_request)),
         arrival_(program.size(), kNever),
-        taken_at_(program.size(), kNever) {}
+        taken_at_(program.size(), kNever) {
+    // Room for every tile and MATMUL up front: a large layer's vectors then never move (each
+    // growth copies and faults in fresh pages).
+    size_t tiles = 0, matmuls = 0;
+    for (const isa::Instr& instr : program) {
+      if (const auto* rw = std::get_if<isa::ReadWeights>(&instr)) tiles += rw->tiles;
+      if (std::holds_alternative<isa::Matmul>(instr)) ++matmuls;
+    }
+    first_beat_.reserve(tiles);
+    last_beat_.reserve(tiles);
+    flip_.reserve(tiles);
+    matmul_done_.reserve(matmuls);
+  }
 
   TimingEstimate Run();
 
