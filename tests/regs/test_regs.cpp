@@ -86,7 +86,9 @@ TEST(RegsContract, Offsets) {
     EXPECT_EQ(PerfLo(i), 0x100u + 8 * i);
     EXPECT_EQ(PerfHi(i), 0x104u + 8 * i);
   }
-  EXPECT_EQ(kRegisters.size(), 23u + 2 * kPerfCount);
+  EXPECT_EQ(kDmaErrorCause, 0x064u);
+  EXPECT_EQ(kWatchdog, 0x068u);
+  EXPECT_EQ(kRegisters.size(), 25u + 2 * kPerfCount);
 }
 
 TEST(RegsContract, FieldsAndResets) {
@@ -182,7 +184,8 @@ TEST(RegsFormat, ErrorCodeNames) {
   EXPECT_EQ(ErrorCodeName(0), "OK");
   EXPECT_EQ(ErrorCodeName(1), "ILLEGAL_OPCODE");
   EXPECT_EQ(ErrorCodeName(0x20), "RING_FETCH_ERROR");
-  EXPECT_EQ(ErrorCodeName(0x21), "ERROR_33");
+  EXPECT_EQ(ErrorCodeName(0x21), "WATCHDOG");
+  EXPECT_EQ(ErrorCodeName(0x22), "ERROR_34");
   EXPECT_STREQ(AccessName(Access::kRW1C), "RW1C");
   EXPECT_STREQ(AccessName(FindRegister(kControl)->fields[0].access), "W1P");
 }

@@ -158,7 +158,7 @@ TEST(SystemRegisters, UnmappedOffsetsReadZero) {
   g_used = true;
   g_system->Run([&](device::DeviceBus& bus) {
     BackToReset(bus);
-    for (uint32_t offset : {0x024u, 0x03Cu, 0x064u, 0x07Cu, 0x094u, 0x0FCu, 0x150u, 0x800u,
+    for (uint32_t offset : {0x024u, 0x03Cu, 0x06Cu, 0x07Cu, 0x094u, 0x0FCu, 0x150u, 0x800u,
                             0xFFCu}) {
       ASSERT_EQ(regs::FindRegister(offset), nullptr) << offset;
       bus.WriteRegister(offset, 0xFFFFFFFFu);
