@@ -22,7 +22,7 @@ PERF = "u_core.u_ctrl.u_perf."
 def tlp_header(port, who):
     """DW0 of a TLP's first beat (bits 31:0 of the beat): fmt/type and length in DWs (0 is 1024).
     Other beats carry payload there: read these where sop is 1."""
-    legend = "00 20 MRd, 40 60 MWr/MSI, 0A Cpl, 4A CplD"
+    legend = "00 20 MRd, 40 60 MWr/MSI, 04 44 CfgRd0/CfgWr0, 0A Cpl, 4A CplD"
     return [bits(port, 31, 24, f"{who} fmt/type at sop ({legend})"),
             bits(port, 9, 0, f"{who} length at sop (DWs)", DEC)]
 
