@@ -29,12 +29,47 @@ AssembleOptions Unchecked() {
   return options;
 }
 
+// The codec's and validator's per-instruction code (static_fields.h) against the tables they
+// are made from: the fields read one by one with GetBits, the reserved bits, the enum
+// encodings and the rules as validate.h's table walk checks them.
+void CheckAgainstTables(const Words& words, const Decoded& d, const std::string& what) {
+  const InstrInfo* info = FindInstr(static_cast<uint8_t>(words[0] & 0xFF));
+  if (info == nullptr) {
+    ASSERT_EQ(d.error, Error::kIllegalOpcode) << what;
+    return;
+  }
+  FieldValues values{};
+  for (int i = 0; i < info->num_fields; ++i) {
+    const FieldInfo& f = info->fields[i];
+    uint64_t raw = GetBits(words, f.lsb, f.width);
+    if (f.kind == FieldKind::kSint && ((raw >> (f.width - 1)) & 1)) {
+      raw |= ~((uint64_t{1} << f.width) - 1);
+    }
+    values[size_t(i)] = static_cast<int64_t>(raw);
+  }
+  ASSERT_EQ(d.values, values) << what;
+  bool reserved = false;
+  for (int w = 0; w < kInstrWords; ++w) reserved |= (words[size_t(w)] & info->reserved_mask[w]) != 0;
+  const int unlisted = FirstIllegalEncoding(*info, values);
+  ASSERT_EQ(d.error, reserved         ? Error::kReservedNonzero
+                     : unlisted >= 0 ? info->fields[unlisted].error
+                                     : Error::kOk)
+      << what;
+  if (d.error != Error::kOk) return;
+  for (const DeviceLimits& limits : {DeviceLimits{}, DeviceLimits{8, 1 << 16, 1 << 11, 1 << 22, 8}}) {
+    const Error want = ValidateValues(*info, values, limits);
+    ASSERT_EQ(Check(words, limits), want) << what;
+    ASSERT_EQ(Validate(d.instr, limits), want) << what;
+  }
+}
+
 // The decoder's contract for any four words.
 void CheckDecode(const Words& words, const std::string& what) {
   Decoded d;
   ASSERT_NO_THROW(d = Decode(words)) << what;
   Error checked = Error::kOk;
   ASSERT_NO_THROW(checked = Check(words, DeviceLimits{})) << what;
+  CheckAgainstTables(words, d, what);
   const std::string text = Disassemble(words);
   ASSERT_FALSE(text.empty()) << what;
   // Any words survive disassembly and assembly, as .words when they do not decode.
