@@ -42,14 +42,57 @@ constexpr int64_t kRingTagCycles = 2;
 
 enum UnitIndex { kDma = 0, kWeights = 1, kMatrix = 2, kAct = 3, kUnits = 4 };
 
-int UnitOf(const isa::Instr& in) {
-  if (std::holds_alternative<isa::ReadHost>(in) || std::holds_alternative<isa::WriteHost>(in)) {
-    return kDma;
+// What the replay reads of an instruction, in one small record (the replay visits each
+// instruction several times, so it reads them from a compact array rather than the variant).
+enum class Kind : uint8_t { kNone, kHalt, kSync, kReadHost, kWriteHost, kReadWeights, kMatmul,
+                            kActivate };
+struct Op {
+  uint64_t host = 0;    // READ_HOST, WRITE_HOST
+  uint32_t length = 0;  // READ_HOST, WRITE_HOST
+  uint32_t count = 0;   // READ_WEIGHTS tiles, MATMUL and ACTIVATE rows
+  int8_t unit = -1;     // UnitIndex, -1: the dispatcher's own (NOP, HALT, SYNC)
+  Kind kind = Kind::kNone;
+  uint8_t wait = 0, signal = 0;
+  uint8_t units = 0;  // SYNC
+  bool flag = false;  // READ_HOST into the LUT, MATMUL new_tile, ACTIVATE pooling
+};
+
+Op OpOf(const isa::Instr& in) {
+  Op op;
+  op.wait = isa::WaitTokens(in);
+  op.signal = isa::SignalTokens(in);
+  if (std::holds_alternative<isa::Halt>(in)) {
+    op.kind = Kind::kHalt;
+  } else if (const auto* s = std::get_if<isa::Sync>(&in)) {
+    op.kind = Kind::kSync;
+    op.units = s->units;
+  } else if (const auto* rh = std::get_if<isa::ReadHost>(&in)) {
+    op.kind = Kind::kReadHost;
+    op.unit = kDma;
+    op.host = rh->host;
+    op.length = rh->length;
+    op.flag = rh->target == isa::Target::kLut;
+  } else if (const auto* wh = std::get_if<isa::WriteHost>(&in)) {
+    op.kind = Kind::kWriteHost;
+    op.unit = kDma;
+    op.host = wh->host;
+    op.length = wh->length;
+  } else if (const auto* rw = std::get_if<isa::ReadWeights>(&in)) {
+    op.kind = Kind::kReadWeights;
+    op.unit = kWeights;
+    op.count = rw->tiles;
+  } else if (const auto* mm = std::get_if<isa::Matmul>(&in)) {
+    op.kind = Kind::kMatmul;
+    op.unit = kMatrix;
+    op.count = mm->rows;
+    op.flag = mm->new_tile;
+  } else if (const auto* a = std::get_if<isa::Activate>(&in)) {
+    op.kind = Kind::kActivate;
+    op.unit = kAct;
+    op.count = a->rows;
+    op.flag = a->pool != isa::Pool::kNone;
   }
-  if (std::holds_alternative<isa::ReadWeights>(in)) return kWeights;
-  if (std::holds_alternative<isa::Matmul>(in)) return kMatrix;
-  if (std::holds_alternative<isa::Activate>(in)) return kAct;
-  return -1;
+  return op;
 }
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -62,7 +105,6 @@ class Replay {
          const std::vector<isa::Instr>& program)
       : n_(device.limits.n),
         host_(host),
-        program_(program),
         ring_slots_(std::max<int64_t>(2, device.ring_slots)),
         comp_depth_(std::max<int64_t>(4, device.limits.n / 4)),
         rows_per_beat_(static_cast<double>(device.dram_width_bits) / (8.0 * device.limits.n)),
@@ -76,9 +118,11 @@ class Replay {
     // Room for every tile and MATMUL up front: a large layer's vectors then never move (each
     // growth copies and faults in fresh pages).
     size_t tiles = 0, matmuls = 0;
+    program_.reserve(program.size());
     for (const isa::Instr& instr : program) {
-      if (const auto* rw = std::get_if<isa::ReadWeights>(&instr)) tiles += rw->tiles;
-      if (std::holds_alternative<isa::Matmul>(instr)) ++matmuls;
+      program_.push_back(OpOf(instr));
+      if (program_.back().kind == Kind::kReadWeights) tiles += program_.back().count;
+      if (program_.back().kind == Kind::kMatmul) ++matmuls;
     }
     first_beat_.reserve(tiles);
     last_beat_.reserve(tiles);
@@ -93,8 +137,24 @@ class Replay {
     int64_t first = -1;
     int64_t last = -1;
   };
+  // A unit's queue of kQueueDepth instructions: (instruction, time it entered), oldest first.
+  struct Queue {
+    std::array<std::pair<size_t, int64_t>, kQueueDepth> slots;
+    size_t head = 0, count = 0;
+    bool empty() const { return count == 0; }
+    size_t size() const { return count; }
+    const std::pair<size_t, int64_t>& front() const { return slots[head]; }
+    void pop_front() {
+      head = (head + 1) % kQueueDepth;
+      --count;
+    }
+    void emplace_back(size_t instr, int64_t at) {
+      slots[(head + count) % kQueueDepth] = {instr, at};
+      ++count;
+    }
+  };
   struct Unit {
-    std::deque<std::pair<size_t, int64_t>> queue;  // instruction, time it entered
+    Queue queue;
     int64_t held = -1;                              // instruction in the register
     int64_t held_since = 0;
     bool granted = false;
@@ -115,11 +175,11 @@ class Replay {
   // Starts the held, granted instruction of unit u at t; false if it must wait (a weight tile
   // not yet known).
   bool Start(int u, int64_t t);
-  bool StartWeights(Unit& unit, const isa::ReadWeights& rw, int64_t t);
-  bool StartMatmul(Unit& unit, const isa::Matmul& mm, int64_t t);
-  void StartReadHost(Unit& unit, const isa::ReadHost& rh, int64_t t);
-  void StartWriteHost(Unit& unit, const isa::WriteHost& wh, int64_t t);
-  void StartActivate(Unit& unit, const isa::Activate& a, int64_t t);
+  bool StartWeights(Unit& unit, const Op& rw, int64_t t);
+  bool StartMatmul(Unit& unit, const Op& mm, int64_t t);
+  void StartReadHost(Unit& unit, const Op& rh, int64_t t);
+  void StartWriteHost(Unit& unit, const Op& wh, int64_t t);
+  void StartActivate(Unit& unit, const Op& a, int64_t t);
   void MxuLoad();
   void Give(uint8_t mask, int64_t t);
   bool TakeTokens(uint8_t mask);
@@ -135,7 +195,7 @@ class Replay {
 
   const int64_t n_;
   const HostTiming host_;
-  const std::vector<isa::Instr>& program_;
+  std::vector<Op> program_;
   const int64_t ring_slots_;
   const int64_t comp_depth_;
   const double rows_per_beat_;
@@ -333,25 +393,25 @@ bool Replay::Dispatch(int64_t t) {
     Wake(ready, t);
     return false;
   }
-  const isa::Instr& in = program_[next_];
-  const int u = UnitOf(in);
-  if (std::holds_alternative<isa::Halt>(in)) {
+  const Op& in = program_[next_];
+  const int u = in.unit;
+  if (in.kind == Kind::kHalt) {
     for (int k = 0; k < kUnits; ++k) {
       if (!Idle(k, t)) return false;
     }
     halted_ = true;
     done_ = t + kHaltCycles;
-  } else if (const auto* s = std::get_if<isa::Sync>(&in)) {
+  } else if (in.kind == Kind::kSync) {
     for (int k = 0; k < kUnits; ++k) {
-      if ((s->units >> k) & 1 && !Idle(k, t)) return false;
+      if ((in.units >> k) & 1 && !Idle(k, t)) return false;
     }
-    if (!TakeTokens(s->wait)) {
+    if (!TakeTokens(in.wait)) {
       if (sync_wait_since_ < 0) sync_wait_since_ = t;
       return false;
     }
     if (sync_wait_since_ >= 0) dep_waits_.emplace_back(sync_wait_since_, t);
     sync_wait_since_ = -1;
-    Give(s->signal, t);
+    Give(in.signal, t);
   } else if (u >= 0) {
     Unit& unit = units_[u];
     if (unit.queue.size() >= kQueueDepth) return false;
@@ -381,9 +441,9 @@ bool Replay::StepUnit(int u, int64_t t) {
     }
   }
   if (unit.held < 0) return changed;
-  const isa::Instr& in = program_[static_cast<size_t>(unit.held)];
+  const Op& in = program_[static_cast<size_t>(unit.held)];
   if (!unit.granted) {
-    if (!TakeTokens(isa::WaitTokens(in))) return changed;
+    if (!TakeTokens(in.wait)) return changed;
     unit.granted = true;
     if (t > unit.held_since) dep_waits_.emplace_back(unit.held_since, t);
     unit.held_since = t;
@@ -398,27 +458,27 @@ bool Replay::StepUnit(int u, int64_t t) {
 
 bool Replay::Start(int u, int64_t t) {
   Unit& unit = units_[u];
-  const isa::Instr& in = program_[static_cast<size_t>(unit.held)];
+  const Op& in = program_[static_cast<size_t>(unit.held)];
   switch (u) {
     case kDma:
-      if (const auto* rh = std::get_if<isa::ReadHost>(&in)) {
-        StartReadHost(unit, *rh, t);
+      if (in.kind == Kind::kReadHost) {
+        StartReadHost(unit, in, t);
       } else {
-        StartWriteHost(unit, std::get<isa::WriteHost>(in), t);
+        StartWriteHost(unit, in, t);
       }
       return true;
     case kWeights:
-      return StartWeights(unit, std::get<isa::ReadWeights>(in), t);
+      return StartWeights(unit, in, t);
     case kMatrix:
-      return StartMatmul(unit, std::get<isa::Matmul>(in), t);
+      return StartMatmul(unit, in, t);
     case kAct:
-      StartActivate(unit, std::get<isa::Activate>(in), t);
+      StartActivate(unit, in, t);
       return true;
   }
   return true;
 }
 
-void Replay::StartReadHost(Unit& unit, const isa::ReadHost& rh, int64_t t) {
+void Replay::StartReadHost(Unit& unit, const Op& rh, int64_t t) {
   const int64_t first_byte = static_cast<int64_t>(rh.host);
   const int64_t end_byte = first_byte + rh.length;
   // The core reads beats of N bytes; the engine moves the 16-byte beats that cover them.
@@ -432,7 +492,7 @@ void Replay::StartReadHost(Unit& unit, const isa::ReadHost& rh, int64_t t) {
   double last_data = std::max(first_data + static_cast<double>(bytes16) / rate,
                               static_cast<double>(t + 1 + beats));
   // The LUT takes one byte a cycle.
-  if (rh.target == isa::Target::kLut) last_data = std::max(last_data, first_data + rh.length);
+  if (rh.flag) last_data = std::max(last_data, first_data + rh.length);
   dma_read_ = DmaRead{mrd, first_data, last_data, static_cast<double>(bytes16),
                       static_cast<double>(n_)};
   const int64_t end = static_cast<int64_t>(last_data) + kDmaCycles;
@@ -442,7 +502,7 @@ void Replay::StartReadHost(Unit& unit, const isa::ReadHost& rh, int64_t t) {
   Complete(unit, end, rh.signal);
 }
 
-void Replay::StartWriteHost(Unit& unit, const isa::WriteHost& wh, int64_t t) {
+void Replay::StartWriteHost(Unit& unit, const Op& wh, int64_t t) {
   const int64_t first_byte = static_cast<int64_t>(wh.host);
   const int64_t end_byte = first_byte + wh.length;
   const int64_t beats = CeilDiv(end_byte, n_) - first_byte / n_;
@@ -458,8 +518,8 @@ void Replay::StartWriteHost(Unit& unit, const isa::WriteHost& wh, int64_t t) {
   Complete(unit, end, wh.signal);
 }
 
-bool Replay::StartWeights(Unit& unit, const isa::ReadWeights& rw, int64_t t) {
-  while (unit.tile < static_cast<int64_t>(rw.tiles)) {
+bool Replay::StartWeights(Unit& unit, const Op& rw, int64_t t) {
+  while (unit.tile < static_cast<int64_t>(rw.count)) {
     const size_t k = first_beat_.size();
     int64_t at = t;
     // Room in the FIFO for what is in flight: tile k - 4 has left it.
@@ -500,7 +560,7 @@ void Replay::MxuLoad() {
   }
 }
 
-bool Replay::StartMatmul(Unit& unit, const isa::Matmul& mm, int64_t t) {
+bool Replay::StartMatmul(Unit& unit, const Op& mm, int64_t t) {
   // Rows are offered from the grant on (a wait for a tile not yet requested is a weight stall
   // too); taking wait tokens costs the unit one cycle between instructions.
   int64_t first = std::max(unit.held_since + kUbReadCycles, next_row_ + (mm.wait != 0 ? 1 : 0));
@@ -508,7 +568,7 @@ bool Replay::StartMatmul(Unit& unit, const isa::Matmul& mm, int64_t t) {
   if (j >= static_cast<size_t>(comp_depth_)) {
     first = std::max(first, matmul_done_[j - static_cast<size_t>(comp_depth_)] + 1);
   }
-  if (mm.new_tile) {
+  if (mm.flag) {
     const size_t k = static_cast<size_t>(tiles_used_);
     MxuLoad();
     if (k >= last_beat_.size()) return false;  // the tile is not requested yet
@@ -521,7 +581,7 @@ bool Replay::StartMatmul(Unit& unit, const isa::Matmul& mm, int64_t t) {
     ++tiles_used_;
     MxuLoad();
   }
-  const int64_t rows = std::max<int64_t>(1, mm.rows);
+  const int64_t rows = std::max<int64_t>(1, mm.count);
   const int64_t last = first + rows - 1;
   next_row_ = last + 1;
   int64_t done = last + 2 * n_ + kMxuExtraCycles;
@@ -534,9 +594,9 @@ bool Replay::StartMatmul(Unit& unit, const isa::Matmul& mm, int64_t t) {
   return true;
 }
 
-void Replay::StartActivate(Unit& unit, const isa::Activate& a, int64_t t) {
-  const bool pool = a.pool != isa::Pool::kNone;
-  const int64_t end = t + kActCycles + a.rows + (pool ? kPoolCycles : 0);
+void Replay::StartActivate(Unit& unit, const Op& a, int64_t t) {
+  const bool pool = a.flag;
+  const int64_t end = t + kActCycles + a.count + (pool ? kPoolCycles : 0);
   unit.free_at = end + 1;
   Complete(unit, end, a.signal);
 }
