@@ -111,13 +111,18 @@ Machine::Step Machine::Execute(const isa::Instr& instr) {
         if constexpr (std::is_same_v<T, isa::Nop> || std::is_same_v<T, isa::Halt>) {
           return {};
         } else {
-          Step step = Take(op.wait);
-          if (step.status != RunStatus::kEndOfProgram) return step;
-          if constexpr (!std::is_same_v<T, isa::Sync>) {
-            if constexpr (!std::is_same_v<T, isa::Matmul>) Flush();
-            step = Exec(op);
+          // Most instructions of a layer (the MATMULs of a K reduction) wait on and signal
+          // nothing: no token is looked at for them.
+          if (op.wait != 0) {
+            Step step = Take(op.wait);
             if (step.status != RunStatus::kEndOfProgram) return step;
           }
+          if constexpr (!std::is_same_v<T, isa::Sync>) {
+            if constexpr (!std::is_same_v<T, isa::Matmul>) Flush();
+            Step step = Exec(op);
+            if (step.status != RunStatus::kEndOfProgram) return step;
+          }
+          if (op.signal == 0) return Step{};
           return Give(op.signal);
         }
       },
@@ -257,7 +262,10 @@ Machine::Step Machine::Exec(const isa::Matmul& instr) {
   if (!instr.window) {
     ub_row(instr.ub + instr.rows - 1);  // range check of the last row
     const auto* x = reinterpret_cast<const int8_t*>(ub_row(instr.ub));
-    for (int64_t r = 0; r < instr.rows; ++r) block_x_.push_back(x + r * limits_.n);
+    const std::size_t first = block_x_.size();
+    block_x_.resize(first + instr.rows);
+    const int8_t** rows = block_x_.data() + first;
+    for (int64_t r = 0; r < instr.rows; ++r) rows[r] = x + r * limits_.n;
   } else {
     const int8_t* pad_row =
         &pad_rows_[static_cast<std::size_t>((instr.pad_value + 128) * limits_.n)];

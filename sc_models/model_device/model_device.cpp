@@ -1,6 +1,7 @@
 #include "sc_models/model_device/model_device.h"
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <variant>
@@ -386,7 +387,11 @@ void ModelDevice::FetchAndExecute() {
     for (uint64_t slot = 0; slot < count; ++slot) {
       const uint8_t* p = bytes.data() + kSlotBytes * slot;
       isa::Words words{};
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+      std::memcpy(words.data(), p, kSlotBytes);  // little-endian words, as the host's are
+#else
       for (size_t b = 0; b < kSlotBytes; ++b) words[b / 4] |= uint32_t{p[b]} << (8 * (b % 4));
+#endif
       words_.push_back(words);
     }
     fetch_ = static_cast<uint32_t>((fetch_ + count) & mask);
