@@ -62,10 +62,11 @@ void Machine::Start() {
 }
 
 RunResult Machine::Resume(const std::vector<isa::Words>& program, std::size_t begin,
-                          std::vector<isa::Instr>* decoded_out) {
+                          std::vector<isa::Instr>* decoded_out, std::size_t end) {
   RunResult result;
   result.executed = static_cast<int64_t>(begin);
-  for (std::size_t i = begin; i < program.size(); ++i) {
+  end = std::min(end, program.size());
+  for (std::size_t i = begin; i < end; ++i) {
     const auto index = static_cast<int64_t>(i);
     result.executed = index + 1;
     const isa::Decoded decoded = isa::Decode(program[i]);

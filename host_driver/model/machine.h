@@ -85,10 +85,12 @@ class Machine {
   // from program[0]. Executing a prefix gives the same state as executing it within the whole
   // program: program order never looks ahead.
   // `decoded`, if not null, receives each instruction executed (decoded; HALT included, the
-  // failing one not), for a caller that needs them too (the model device's timing).
+  // failing one not), for a caller that needs them too (the model device's timing). `end`
+  // stops it before program[end] (kEndOfProgram), to go on from there with the next Resume.
   void Start();
   RunResult Resume(const std::vector<isa::Words>& program, std::size_t begin,
-                   std::vector<isa::Instr>* decoded = nullptr);
+                   std::vector<isa::Instr>* decoded = nullptr,
+                   std::size_t end = static_cast<std::size_t>(-1));
   // The same for instructions; throws std::invalid_argument for one that cannot be encoded.
   RunResult Run(const std::vector<isa::Instr>& program);
 

@@ -347,6 +347,7 @@ void ModelDevice::Doorbell() {
   fetch_ = ring_head_;
   start_ns_ = now_ns_;
   machine_.Start();
+  timing_worker_.Start();
   FetchAndExecute();
 }
 
@@ -396,7 +397,17 @@ void ModelDevice::FetchAndExecute() {
     }
     fetch_ = static_cast<uint32_t>((fetch_ + count) & mask);
   }
-  const model::RunResult r = machine_.Resume(words_, begin, &executed_);
+  // The machine executes the slots in slices, each handed to the timing model's thread as it
+  // is done, so that the replay runs beside the execution of the next.
+  constexpr size_t kSlice = 8192;
+  model::RunResult r;
+  for (size_t from = begin;;) {
+    const size_t fed = executed_.size();
+    r = machine_.Resume(words_, from, &executed_, from + kSlice);
+    timing_worker_.Add(executed_.data() + fed, executed_.size() - fed);
+    from += kSlice;
+    if (r.status != model::RunStatus::kEndOfProgram || from >= words_.size()) break;
+  }
   switch (r.status) {
     case model::RunStatus::kHalted:
       Finish(false, 0, static_cast<uint32_t>(r.index));
@@ -469,10 +480,13 @@ void ModelDevice::Finish(bool error, uint8_t code, uint32_t index, bool fetch_er
   // The program the timing model estimates: up to HALT, or the instructions before the
   // failing one (then a HALT: the queue drains).
   std::vector<isa::Instr>& program = executed_;  // what the machine executed
-  if (error) program.push_back(isa::Halt{});
+  if (error) {
+    program.push_back(isa::Halt{});
+    timing_worker_.Add(&program.back(), 1);
+  }
   if (!fetch_error) ring_head_ = (start_head_ + index + 1) & RingMask();
 
-  const TimingEstimate estimate = timing_.Estimate(program);
+  const TimingEstimate estimate = timing_worker_.Finish();
   Completion c;
   c.error = error && !fetch_error;
   c.fetch_error = fetch_error;

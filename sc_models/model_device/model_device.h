@@ -40,6 +40,7 @@
 #include "isa/isa_gen.h"
 #include "model/machine.h"
 #include "sc_models/model_device/timing_model.h"
+#include "sc_models/model_device/timing_worker.h"
 #include "sc_models/pcie/config_space.h"
 
 namespace tpu::sc {
@@ -149,6 +150,9 @@ class ModelDevice : public device::DeviceBus {
   std::deque<std::pair<double, uint32_t>> msis_;  // (arrival, data) not yet taken
   // Counters.
   uint64_t bytes_to_device_ = 0, bytes_from_device_ = 0, device_cycles_ = 0;
+  // The timing model's replay of the current program, fed with the instructions as they are
+  // executed (last: its thread stops before the members it uses go).
+  TimingWorker timing_worker_{timing_};
 };
 
 }  // namespace tpu::sc

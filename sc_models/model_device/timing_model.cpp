@@ -101,8 +101,7 @@ int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // advances from one time at which something can change to the next.
 class Replay {
  public:
-  Replay(const devices::DeviceConfig& device, const HostTiming& host,
-         const std::vector<isa::Instr>& program)
+  Replay(const devices::DeviceConfig& device, const HostTiming& host)
       : n_(device.limits.n),
         host_(host),
         ring_slots_(std::max<int64_t>(2, device.ring_slots)),
@@ -112,25 +111,22 @@ class Replay {
             1, device.limits.n * device.limits.n * 8 / device.dram_width_bits)),
         slots_per_mrd_(std::max<int64_t>(1, host.max_read_request / 16)),
         dma_read_window_(static_cast<double>(std::max<int64_t>(1, device.dma_tags - kRingTags) *
-                                             host.max_read_request)),
-        arrival_(program.size(), kNever),
-        taken_at_(program.size(), kNever) {
-    // Room for every tile and MATMUL up front: a large layer's vectors then never move (each
-    // growth copies and faults in fresh pages).
-    size_t tiles = 0, matmuls = 0;
-    program_.reserve(program.size());
-    for (const isa::Instr& instr : program) {
-      program_.push_back(OpOf(instr));
-      if (program_.back().kind == Kind::kReadWeights) tiles += program_.back().count;
-      if (program_.back().kind == Kind::kMatmul) ++matmuls;
-    }
-    first_beat_.reserve(tiles);
-    last_beat_.reserve(tiles);
-    flip_.reserve(tiles);
-    matmul_done_.reserve(matmuls);
-  }
+                                             host.max_read_request)) {}
 
-  TimingEstimate Run();
+  // The program's next instructions, in program order.
+  void Add(const isa::Instr* instrs, size_t count) {
+    if (program_.size() + count > program_.capacity()) {
+      program_.reserve(std::max(program_.size() + count, 2 * program_.capacity()));
+    }
+    for (size_t i = 0; i < count; ++i) program_.push_back(OpOf(instrs[i]));
+    arrival_.resize(program_.size(), kNever);
+    taken_at_.resize(program_.size(), kNever);
+  }
+  // Runs the replay's turns: with `complete`, to the program's end; otherwise as far as the
+  // instructions added decide, whatever comes after them (see Advance in the .cpp).
+  void Advance(bool complete);
+  // After Advance(true).
+  TimingEstimate Result();
 
  private:
   struct RingRun {  // slots [first, last] coalesced into one MRd
@@ -246,6 +242,8 @@ class Replay {
     double request_rate = 0;  // bytes the core requests a cycle
   } dma_read_;
 
+  int64_t t_ = 1;        // the turn to run next (1: the doorbell, a slot request a cycle later)
+  bool stuck_ = false;   // no turn can change anything: the program cannot finish
   int64_t wake_ = kNever;
   std::vector<std::pair<int64_t, int64_t>> dep_waits_;  // [begin, end) waiting for tokens
   TimingEstimate e_;
@@ -601,10 +599,20 @@ void Replay::StartActivate(Unit& unit, const Op& a, int64_t t) {
   Complete(unit, end, a.signal);
 }
 
-TimingEstimate Replay::Run() {
-  if (program_.empty()) return e_;
-  int64_t t = 1;  // the doorbell: the first slot request a cycle later
-  while (!halted_) {
+// A turn reads the program's size only through the ring (how many slots are left to request,
+// within ring_slots_ of the end) and the dispatcher (instructions up to the last requested),
+// and the ring requests at most ring_slots_ + 1 slots in one turn. So while the slots
+// requested are more than 2 * ring_slots_ + 2 before the last instruction added, a turn does
+// what it does in the whole program, and the replay can pause before it and go on when more
+// instructions have arrived: the estimate is the same, however the program was added.
+void Replay::Advance(bool complete) {
+  if (program_.empty()) return;
+  while (!halted_ && !stuck_) {
+    if (!complete && static_cast<int64_t>(requested_) + 2 * ring_slots_ + 2 >=
+                         static_cast<int64_t>(program_.size())) {
+      return;
+    }
+    const int64_t t = t_;
     // Gives become takeable.
     for (auto it = gives_.begin(); it != gives_.end();) {
       if (it->first <= t) {
@@ -627,10 +635,18 @@ TimingEstimate Replay::Run() {
     // Anything still to finish wakes the loop when it does (HALT and SYNC wait for idle).
     for (const Unit& unit : units_) Wake(unit.busy_until + 1, t);
     for (const auto& g : gives_) Wake(g.first, t);
-    if (wake_ >= kNever) break;  // nothing can change: the program cannot finish
-    t = std::max(t + 1, wake_);
+    if (wake_ >= kNever) {  // nothing can change: the program cannot finish
+      stuck_ = true;
+      break;
+    }
+    t_ = std::max(t + 1, wake_);
     wake_ = kNever;
   }
+}
+
+TimingEstimate Replay::Result() {
+  if (program_.empty()) return e_;
+  const int64_t t = t_;
   e_.cycles = static_cast<uint64_t>(halted_ ? done_ : t);
   // Dependency stalls: cycles in which some unit or SYNC waits for a token.
   std::sort(dep_waits_.begin(), dep_waits_.end());
@@ -651,12 +667,32 @@ TimingEstimate Replay::Run() {
 
 }  // namespace
 
+class TimingRun::Impl : public Replay {
+ public:
+  using Replay::Replay;
+};
+
 TimingModel::TimingModel(const devices::DeviceConfig& device, const device::PcieLink& link)
     : device_(device), link_(link) {}
 
 TimingEstimate TimingModel::Estimate(const std::vector<isa::Instr>& program) const {
-  Replay replay(device_, HostTimingFor(device_, link_), program);
-  return replay.Run();
+  TimingRun run(*this);
+  run.Add(program.data(), program.size());
+  return run.Finish();
+}
+
+TimingRun::TimingRun(const TimingModel& model)
+    : impl_(std::make_unique<Impl>(model.device_, HostTimingFor(model.device_, model.link_))) {}
+TimingRun::~TimingRun() = default;
+
+void TimingRun::Add(const isa::Instr* instrs, size_t count) {
+  impl_->Add(instrs, count);
+  impl_->Advance(false);
+}
+
+TimingEstimate TimingRun::Finish() {
+  impl_->Advance(true);
+  return impl_->Result();
 }
 
 }  // namespace tpu::sc

@@ -1,0 +1,122 @@
+// The timing model's replay of a program on a thread of its own, beside the functional
+// execution (the model device runs the reference machine on a program's instructions while
+// the replay of the ones it has executed goes on): one TimingRun at a time, fed in pieces.
+// The estimate is the TimingRun's, so TimingModel::Estimate's of the whole program. (Header
+// only: the model device is its one user.)
+#ifndef TPU_SC_MODELS_MODEL_DEVICE_TIMING_WORKER_H_
+#define TPU_SC_MODELS_MODEL_DEVICE_TIMING_WORKER_H_
+
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "isa/isa_gen.h"
+#include "sc_models/model_device/timing_model.h"
+
+namespace tpu::sc {
+
+class TimingWorker {
+ public:
+  // `model` must outlive the worker.
+  explicit TimingWorker(const TimingModel& model);
+  ~TimingWorker();
+  TimingWorker(const TimingWorker&) = delete;
+  TimingWorker& operator=(const TimingWorker&) = delete;
+
+  // A new program: what was added before is dropped.
+  void Start();
+  // The program's next instructions (copied), replayed on the worker's thread.
+  void Add(const isa::Instr* instrs, std::size_t count);
+  // The program is complete: its estimate, once the thread has replayed it.
+  TimingEstimate Finish();
+
+ private:
+  void Loop();
+
+  const TimingModel& model_;
+  std::mutex mutex_;
+  std::condition_variable wake_;  // the thread: work, or stop
+  std::condition_variable idle_;  // the caller: the thread is idle or the estimate is ready
+  std::deque<std::vector<isa::Instr>> pieces_;
+  std::unique_ptr<TimingRun> run_;
+  bool busy_ = false;       // the thread is replaying a piece (outside the lock)
+  bool finishing_ = false;  // Finish() waits for the estimate
+  bool ready_ = false;      // ... which is in estimate_
+  bool stop_ = false;
+  TimingEstimate estimate_;
+  std::thread thread_;  // last: starts once the members above exist
+};
+
+
+inline TimingWorker::TimingWorker(const TimingModel& model)
+    : model_(model), run_(std::make_unique<TimingRun>(model)), thread_([this] { Loop(); }) {}
+
+inline TimingWorker::~TimingWorker() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
+}
+
+inline void TimingWorker::Start() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  pieces_.clear();
+  idle_.wait(lock, [this] { return !busy_; });  // the old run is no longer in use
+  run_ = std::make_unique<TimingRun>(model_);
+  finishing_ = ready_ = false;
+}
+
+inline void TimingWorker::Add(const isa::Instr* instrs, std::size_t count) {
+  if (count == 0) return;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    pieces_.emplace_back(instrs, instrs + count);
+  }
+  wake_.notify_one();
+}
+
+inline TimingEstimate TimingWorker::Finish() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  finishing_ = true;
+  wake_.notify_one();
+  idle_.wait(lock, [this] { return ready_; });
+  ready_ = false;
+  return std::move(estimate_);
+}
+
+inline void TimingWorker::Loop() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    wake_.wait(lock, [this] { return stop_ || !pieces_.empty() || finishing_; });
+    if (stop_) return;
+    if (!pieces_.empty()) {
+      std::vector<isa::Instr> piece = std::move(pieces_.front());
+      pieces_.pop_front();
+      busy_ = true;
+      lock.unlock();
+      run_->Add(piece.data(), piece.size());
+      lock.lock();
+      busy_ = false;
+      idle_.notify_all();
+      continue;
+    }
+    // Finishing, every piece replayed.
+    estimate_ = run_->Finish();
+    run_ = std::make_unique<TimingRun>(model_);
+    finishing_ = false;
+    ready_ = true;
+    idle_.notify_all();
+  }
+}
+
+
+}  // namespace tpu::sc
+
+#endif  // TPU_SC_MODELS_MODEL_DEVICE_TIMING_WORKER_H_
