@@ -238,6 +238,9 @@ Machine::Step Machine::Exec(const isa::Matmul& instr) {
           "relies on a later READ_WEIGHTS)";
       return step;
     }
+    // The tile switched from stays alive (moved, not copied: no reference count moves) until
+    // the block that may use it has run.
+    if (tile_ && block_tiles_ > 0) block_keep_.push_back(std::move(tile_));
     tile_ = std::move(fifo_.front());
     fifo_.pop_front();
   } else if (!tile_) {
@@ -256,43 +259,49 @@ Machine::Step Machine::Exec(const isa::Matmul& instr) {
     block_acc_ = instr.acc;
     block_rows_ = instr.rows;
     block_accumulate_ = accumulate;
-    block_x_.clear();
-    block_tile_.clear();
+    block_x_size_ = 0;
+    block_tile_ptrs_.clear();
   }
   // The rows of the block: UB rows, or a window's taps and pad rows.
   if (!instr.window) {
     ub_row(instr.ub + instr.rows - 1);  // range check of the last row
     const auto* x = reinterpret_cast<const int8_t*>(ub_row(instr.ub));
-    const std::size_t first = block_x_.size();
-    block_x_.resize(first + instr.rows);
-    const int8_t** rows = block_x_.data() + first;
+    const int8_t** rows = BlockRows(instr.rows);
     for (int64_t r = 0; r < instr.rows; ++r) rows[r] = x + r * limits_.n;
   } else {
     const int8_t* pad_row =
         &pad_rows_[static_cast<std::size_t>((instr.pad_value + 128) * limits_.n)];
+    const int8_t** rows = BlockRows(instr.rows);
     for (int64_t r = 0; r < instr.rows; ++r) {
       // The tap of output pixel (r / out_w, r % out_w); outside the image it is the pad row.
       const int64_t iy = instr.y0 + r / instr.out_w * instr.stride_h;
       const int64_t ix = instr.x0 + r % instr.out_w * instr.stride_w;
       const bool inside = iy >= 0 && iy < instr.image_h && ix >= 0 && ix < instr.image_w;
-      block_x_.push_back(
-          inside ? reinterpret_cast<const int8_t*>(ub_row(instr.ub + iy * instr.image_w + ix))
-                 : pad_row);
+      rows[r] = inside
+                    ? reinterpret_cast<const int8_t*>(ub_row(instr.ub + iy * instr.image_w + ix))
+                    : pad_row;
     }
   }
-  block_tile_.push_back(tile_);
+  block_tile_ptrs_.push_back(tile_.get());
   ++block_tiles_;
   return step;
 }
 
 void Machine::Flush() {
   if (block_tiles_ == 0) return;
-  block_tile_ptrs_.clear();
-  for (const TileRef& tile : block_tile_) block_tile_ptrs_.push_back(tile.get());
   MultiplyBlocks(block_x_.data(), block_tile_ptrs_.data(), block_tiles_, block_rows_,
                  block_accumulate_, acc_row(block_acc_));
   block_tiles_ = 0;
-  block_tile_.clear();
+  block_tile_ptrs_.clear();
+  block_keep_.clear();
+}
+
+const int8_t** Machine::BlockRows(int64_t rows) {
+  const std::size_t first = block_x_size_;
+  block_x_size_ += static_cast<std::size_t>(rows);
+  // Grown, never shrunk: the slots are written before they are read.
+  if (block_x_.size() < block_x_size_) block_x_.resize(std::max(block_x_size_, 2 * block_x_.size()));
+  return block_x_.data() + first;
 }
 
 Machine::Step Machine::Exec(const isa::Activate& instr) {

@@ -135,14 +135,18 @@ class Machine {
   uint64_t packed_writes_ = 0;  // dram_.writes() when packed_ was last valid
   // The pending block of MATMULs: block_tiles_ of them onto block_rows_ accumulator rows from
   // block_acc_ (block_tiles_ 0: none). MATMUL t's activation rows are block_x_[t * rows + r],
-  // its tile block_tile_[t].
+  // its tile block_tile_ptrs_[t]: tile_, or a tile switched from since, which block_keep_
+  // holds until the block has run.
   int64_t block_tiles_ = 0;
   int64_t block_acc_ = 0;
   int64_t block_rows_ = 0;
   bool block_accumulate_ = false;
-  std::vector<const int8_t*> block_x_;
-  std::vector<TileRef> block_tile_;
+  std::vector<const int8_t*> block_x_;  // the first block_x_size_ are the block's
+  std::size_t block_x_size_ = 0;
   std::vector<const PackedTile*> block_tile_ptrs_;
+  std::vector<TileRef> block_keep_;
+  // Room for `rows` more of the block's rows: where they go.
+  const int8_t** BlockRows(int64_t rows);
   std::vector<int8_t> pad_rows_;  // window MATMULs' taps outside the image: value v at (v + 128) N
   std::vector<int8_t> activated_;  // an ACTIVATE's output
   std::array<int, isa::kNumTokens> tokens_{};
