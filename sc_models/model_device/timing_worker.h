@@ -32,7 +32,9 @@ class TimingWorker {
   void Start();
   // The program's next instructions (copied), replayed on the worker's thread.
   void Add(const isa::Instr* instrs, std::size_t count);
-  // The program is complete: its estimate, once the thread has replayed it.
+  // The program is complete: its estimate. The pieces the thread has not begun are replayed
+  // by the caller, who waits anyway (on a loaded machine the thread may wait a time slice to
+  // run; a short program is then replayed here whole).
   TimingEstimate Finish();
 
  private:
@@ -40,18 +42,14 @@ class TimingWorker {
 
   const TimingModel& model_;
   std::mutex mutex_;
-  std::condition_variable wake_;  // the thread: work, or stop
-  std::condition_variable idle_;  // the caller: the thread is idle or the estimate is ready
+  std::condition_variable wake_;  // the thread: a piece, or stop
+  std::condition_variable idle_;  // the caller: the thread has finished its piece
   std::deque<std::vector<isa::Instr>> pieces_;
   std::unique_ptr<TimingRun> run_;
-  bool busy_ = false;       // the thread is replaying a piece (outside the lock)
-  bool finishing_ = false;  // Finish() waits for the estimate
-  bool ready_ = false;      // ... which is in estimate_
+  bool busy_ = false;  // the thread is replaying a piece into run_ (outside the lock)
   bool stop_ = false;
-  TimingEstimate estimate_;
   std::thread thread_;  // last: starts once the members above exist
 };
-
 
 inline TimingWorker::TimingWorker(const TimingModel& model)
     : model_(model), run_(std::make_unique<TimingRun>(model)), thread_([this] { Loop(); }) {}
@@ -70,7 +68,6 @@ inline void TimingWorker::Start() {
   pieces_.clear();
   idle_.wait(lock, [this] { return !busy_; });  // the old run is no longer in use
   run_ = std::make_unique<TimingRun>(model_);
-  finishing_ = ready_ = false;
 }
 
 inline void TimingWorker::Add(const isa::Instr* instrs, std::size_t count) {
@@ -84,38 +81,32 @@ inline void TimingWorker::Add(const isa::Instr* instrs, std::size_t count) {
 
 inline TimingEstimate TimingWorker::Finish() {
   std::unique_lock<std::mutex> lock(mutex_);
-  finishing_ = true;
-  wake_.notify_one();
-  idle_.wait(lock, [this] { return ready_; });
-  ready_ = false;
-  return std::move(estimate_);
+  idle_.wait(lock, [this] { return !busy_; });
+  std::deque<std::vector<isa::Instr>> rest = std::move(pieces_);
+  pieces_.clear();
+  std::unique_ptr<TimingRun> run = std::move(run_);
+  run_ = std::make_unique<TimingRun>(model_);
+  lock.unlock();
+  for (const std::vector<isa::Instr>& piece : rest) run->Add(piece.data(), piece.size());
+  return run->Finish();
 }
 
 inline void TimingWorker::Loop() {
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
-    wake_.wait(lock, [this] { return stop_ || !pieces_.empty() || finishing_; });
+    wake_.wait(lock, [this] { return stop_ || !pieces_.empty(); });
     if (stop_) return;
-    if (!pieces_.empty()) {
-      std::vector<isa::Instr> piece = std::move(pieces_.front());
-      pieces_.pop_front();
-      busy_ = true;
-      lock.unlock();
-      run_->Add(piece.data(), piece.size());
-      lock.lock();
-      busy_ = false;
-      idle_.notify_all();
-      continue;
-    }
-    // Finishing, every piece replayed.
-    estimate_ = run_->Finish();
-    run_ = std::make_unique<TimingRun>(model_);
-    finishing_ = false;
-    ready_ = true;
+    std::vector<isa::Instr> piece = std::move(pieces_.front());
+    pieces_.pop_front();
+    TimingRun* run = run_.get();
+    busy_ = true;
+    lock.unlock();
+    run->Add(piece.data(), piece.size());
+    lock.lock();
+    busy_ = false;
     idle_.notify_all();
   }
 }
-
 
 }  // namespace tpu::sc
 
