@@ -322,7 +322,7 @@ void ModelDevice::SoftReset() {
   perf_ = {};
   pending_.reset();  // a program still running is stopped: no completion, no MSI
   words_.clear();
-  executed_.clear();
+  rows_ = {};
 }
 
 void ModelDevice::Doorbell() {
@@ -342,7 +342,7 @@ void ModelDevice::Doorbell() {
   error_index_ = 0;
   perf_ = {};
   words_.clear();
-  executed_.clear();
+  rows_ = {};
   start_head_ = ring_head_;
   fetch_ = ring_head_;
   start_ns_ = now_ns_;
@@ -364,9 +364,6 @@ void ModelDevice::FetchAndExecute() {
   const size_t available = (tail - fetch_) & mask;
   if (words_.capacity() < begin + available) {
     words_.reserve(std::max(begin + available, 2 * words_.capacity()));
-  }
-  if (executed_.capacity() < begin + available) {
-    executed_.reserve(std::max(begin + available, 2 * executed_.capacity()));
   }
   while (fetch_ != tail) {
     // The slots up to the tail or the ring's end in one read when none of them fails (a large
@@ -402,9 +399,11 @@ void ModelDevice::FetchAndExecute() {
   constexpr size_t kSlice = 8192;
   model::RunResult r;
   for (size_t from = begin;;) {
-    const size_t fed = executed_.size();
-    r = machine_.Resume(words_, from, &executed_, from + kSlice);
-    timing_worker_.Add(executed_.data() + fed, executed_.size() - fed);
+    std::vector<isa::Instr> executed;
+    executed.reserve(std::min(kSlice, words_.size() - from));
+    r = machine_.Resume(words_, from, &executed, from + kSlice);
+    CountRows(executed, static_cast<uint64_t>(device_.limits.n), rows_);
+    timing_worker_.Add(std::move(executed));
     from += kSlice;
     if (r.status != model::RunStatus::kEndOfProgram || from >= words_.size()) break;
   }
@@ -479,11 +478,8 @@ void ModelDevice::FinishModelError(const model::RunResult& r) {
 void ModelDevice::Finish(bool error, uint8_t code, uint32_t index, bool fetch_error) {
   // The program the timing model estimates: up to HALT, or the instructions before the
   // failing one (then a HALT: the queue drains).
-  std::vector<isa::Instr>& program = executed_;  // what the machine executed
-  if (error) {
-    program.push_back(isa::Halt{});
-    timing_worker_.Add(&program.back(), 1);
-  }
+  // The program estimated is what the machine executed (the timing worker has it).
+  if (error) timing_worker_.Add({isa::Instr{isa::Halt{}}});
   if (!fetch_error) ring_head_ = (start_head_ + index + 1) & RingMask();
 
   const TimingEstimate estimate = timing_worker_.Finish();
@@ -498,13 +494,15 @@ void ModelDevice::Finish(bool error, uint8_t code, uint32_t index, bool fetch_er
     const int counter = StallCounter(cause);
     if (counter >= 0) c.perf[static_cast<size_t>(counter)] = cycles;
   }
-  CountRows(program, static_cast<uint64_t>(device_.limits.n), c.perf);
+  for (const int counter : {regs::kPerfRowsDma, regs::kPerfRowsWeights, regs::kPerfRowsMatrix,
+                            regs::kPerfRowsAct}) {
+    c.perf[static_cast<size_t>(counter)] = rows_[static_cast<size_t>(counter)];
+  }
   c.at_ns = std::max(now_ns_, start_ns_ + double(estimate.cycles) * 1e3 / device_.clock_mhz);
   bytes_to_device_ += estimate.pcie_bytes_to_device;
   bytes_from_device_ += estimate.pcie_bytes_from_device;
   device_cycles_ += estimate.cycles;
   words_.clear();
-  executed_.clear();
   pending_ = c;
 }
 

@@ -142,7 +142,7 @@ class ModelDevice : public device::DeviceBus {
   Perf perf_{};
   // The program of the current run, as taken from the ring.
   std::vector<isa::Words> words_;
-  std::vector<isa::Instr> executed_;  // the instructions executed so far, decoded
+  Perf rows_{};  // the row counters of the instructions executed so far (CountRows)
   uint32_t fetch_ = 0;       // next slot to take
   uint32_t start_head_ = 0;  // RING_HEAD at the start: the slot of instruction 0
   double start_ns_ = 0;

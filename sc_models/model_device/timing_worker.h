@@ -30,8 +30,8 @@ class TimingWorker {
 
   // A new program: what was added before is dropped.
   void Start();
-  // The program's next instructions (copied), replayed on the worker's thread.
-  void Add(const isa::Instr* instrs, std::size_t count);
+  // The program's next instructions, replayed on the worker's thread.
+  void Add(std::vector<isa::Instr> instrs);
   // The program is complete: its estimate. The pieces the thread has not begun are replayed
   // by the caller, who waits anyway (on a loaded machine the thread may wait a time slice to
   // run; a short program is then replayed here whole).
@@ -70,11 +70,11 @@ inline void TimingWorker::Start() {
   run_ = std::make_unique<TimingRun>(model_);
 }
 
-inline void TimingWorker::Add(const isa::Instr* instrs, std::size_t count) {
-  if (count == 0) return;
+inline void TimingWorker::Add(std::vector<isa::Instr> instrs) {
+  if (instrs.empty()) return;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    pieces_.emplace_back(instrs, instrs + count);
+    pieces_.push_back(std::move(instrs));
   }
   wake_.notify_one();
 }
