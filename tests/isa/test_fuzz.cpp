@@ -2,7 +2,8 @@
 // fixed seeds: every single- and double-bit flip of every instruction's encodings and random
 // words are decoded and checked (a word that decodes re-encodes to the same words and
 // disassembles to text that assembles back to them; one that does not is an error code, never an
-// exception), and seeded mutations of assembly text (docs/isa.md's example program, random
+// exception; the decoded fields, the error and the checks equal the table-walking definitions'),
+// and seeded mutations of assembly text (docs/isa.md's example program, random
 // instructions) either assemble, and then disassemble and reassemble to the same words, or are
 // rejected with an AsmError whose every message names its line.
 #include <gtest/gtest.h>
