@@ -134,7 +134,8 @@ int Run(int argc, char** argv) {
   std::printf("Model against rtl: dense %lld x %lld x %lld, device %s, %s, %d rounds\n\n",
               static_cast<long long>(x.shape[0]), static_cast<long long>(layer.k()),
               static_cast<long long>(layer.nout()), device_name.c_str(), pcie.c_str(), rounds);
-  std::printf("| round | rtl wall s | model wall s | ratio | model CPU s |\n|---|---|---|---|---|\n");
+  std::printf("| round | rtl wall s | model wall s | ratio | model CPU s |\n");
+  std::printf("|---|---|---|---|---|\n");
   std::vector<double> rtl_s, model_s, ratios, model_cpu;
   for (int r = 0; r < rounds; ++r) {
     if (!model_only) rtl_s.push_back(Timed(rtl, x, layer, want).wall);

@@ -73,17 +73,13 @@ constexpr std::array<Decoder, 256> Decoders(std::index_sequence<A...>) {
   return table;
 }
 
+// The rules of the decoded instruction's type (Decode has checked the rest).
 template <std::size_t... A>
 Error CheckRules(const Decoded& d, const DeviceLimits& limits, std::index_sequence<A...>) {
-  int rule = -1;
   Error error = Error::kOk;
-  (void)((d.opcode == std::variant_alternative_t<A, Instr>::kOpcode
-              ? (rule = detail::FirstFailing<std::variant_alternative_t<A, Instr>>(
-                     d.values, limits, detail::RuleIndexes<std::variant_alternative_t<A, Instr>>{}),
-                 error = rule >= 0 ? detail::kInfo<std::variant_alternative_t<A, Instr>>.rules[rule].error
-                                   : Error::kOk,
-                 true)
-              : false) ||
+  (void)((d.opcode == std::variant_alternative_t<A, Instr>::kOpcode &&
+          (error = detail::RulesError<std::variant_alternative_t<A, Instr>>(d.values, limits),
+           true)) ||
          ...);
   return error;
 }

@@ -107,7 +107,9 @@ int FirstUnlisted([[maybe_unused]] const FieldValues& v, std::index_sequence<I..
 // arguments, each rule's expression inline (flatten: the generated switch is too large for the
 // inliner's estimate, and only one case of it remains once inlined).
 template <typename T, std::size_t... R>
-[[gnu::flatten]] int FirstFailing([[maybe_unused]] const FieldValues& v, [[maybe_unused]] const DeviceLimits& lim, std::index_sequence<R...>) {
+[[gnu::flatten]] int FirstFailing([[maybe_unused]] const FieldValues& v,
+                                  [[maybe_unused]] const DeviceLimits& lim,
+                                  std::index_sequence<R...>) {
   int first = -1;
   (void)((!RulePasses(T::kOpcode, static_cast<int>(R), v, lim) ? (first = static_cast<int>(R), true)
                                                                 : false) ||
@@ -115,13 +117,19 @@ template <typename T, std::size_t... R>
   return first;
 }
 
+// The error of type T's first failing rule, kOk if none fails.
+template <typename T>
+Error RulesError(const FieldValues& v, const DeviceLimits& lim) {
+  const int rule = FirstFailing<T>(v, lim, RuleIndexes<T>{});
+  return rule >= 0 ? kInfo<T>.rules[rule].error : Error::kOk;
+}
+
 // ValidateValues for type T: the enum encodings, then the rules.
 template <typename T>
 Error ValidateValuesOf(const FieldValues& v, const DeviceLimits& lim) {
   const int field = FirstUnlisted<T>(v, FieldIndexes<T>{});
   if (field >= 0) return kInfo<T>.fields[field].error;
-  const int rule = FirstFailing<T>(v, lim, RuleIndexes<T>{});
-  return rule >= 0 ? kInfo<T>.rules[rule].error : Error::kOk;
+  return RulesError<T>(v, lim);
 }
 
 // The fields ORed into place (each known to fit), and read back.
@@ -130,7 +138,8 @@ Bits PutFields([[maybe_unused]] const FieldValues& v, std::index_sequence<I...>)
   return (Bits{0} | ... | (StaticField<T, I>::Put(v[I])));
 }
 template <typename T, std::size_t... I>
-void GetFields([[maybe_unused]] Bits bits, [[maybe_unused]] FieldValues* v, std::index_sequence<I...>) {
+void GetFields([[maybe_unused]] Bits bits, [[maybe_unused]] FieldValues* v,
+               std::index_sequence<I...>) {
   (((*v)[I] = StaticField<T, I>::Get(bits)), ...);
 }
 

@@ -300,7 +300,9 @@ const int8_t** Machine::BlockRows(int64_t rows) {
   const std::size_t first = block_x_size_;
   block_x_size_ += static_cast<std::size_t>(rows);
   // Grown, never shrunk: the slots are written before they are read.
-  if (block_x_.size() < block_x_size_) block_x_.resize(std::max(block_x_size_, 2 * block_x_.size()));
+  if (block_x_.size() < block_x_size_) {
+    block_x_.resize(std::max(block_x_size_, 2 * block_x_.size()));
+  }
   return block_x_.data() + first;
 }
 

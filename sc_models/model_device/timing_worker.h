@@ -30,11 +30,12 @@ class TimingWorker {
 
   // A new program: what was added before is dropped.
   void Start();
-  // The program's next instructions, replayed on the worker's thread.
+  // The program's next instructions, replayed on the worker's thread once more follow (the
+  // last piece is the caller's to replay in Finish: a program of one piece never waits for the
+  // thread, which on a loaded machine may wait a time slice to run).
   void Add(std::vector<isa::Instr> instrs);
-  // The program is complete: its estimate. The pieces the thread has not begun are replayed
-  // by the caller, who waits anyway (on a loaded machine the thread may wait a time slice to
-  // run; a short program is then replayed here whole).
+  // The program is complete: its estimate. The pieces the thread has not begun, and the last,
+  // are replayed by the caller, who waits for the estimate anyway.
   TimingEstimate Finish();
 
  private:
@@ -44,7 +45,8 @@ class TimingWorker {
   std::mutex mutex_;
   std::condition_variable wake_;  // the thread: a piece, or stop
   std::condition_variable idle_;  // the caller: the thread has finished its piece
-  std::deque<std::vector<isa::Instr>> pieces_;
+  std::deque<std::vector<isa::Instr>> pieces_;  // for the thread
+  std::vector<isa::Instr> last_;                 // the last piece added (the caller's)
   std::unique_ptr<TimingRun> run_;
   bool busy_ = false;  // the thread is replaying a piece into run_ (outside the lock)
   bool stop_ = false;
@@ -66,6 +68,7 @@ inline TimingWorker::~TimingWorker() {
 inline void TimingWorker::Start() {
   std::unique_lock<std::mutex> lock(mutex_);
   pieces_.clear();
+  last_.clear();
   idle_.wait(lock, [this] { return !busy_; });  // the old run is no longer in use
   run_ = std::make_unique<TimingRun>(model_);
 }
@@ -74,7 +77,12 @@ inline void TimingWorker::Add(std::vector<isa::Instr> instrs) {
   if (instrs.empty()) return;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    pieces_.push_back(std::move(instrs));
+    if (last_.empty()) {
+      last_ = std::move(instrs);
+      return;
+    }
+    pieces_.push_back(std::move(last_));
+    last_ = std::move(instrs);
   }
   wake_.notify_one();
 }
@@ -84,6 +92,8 @@ inline TimingEstimate TimingWorker::Finish() {
   idle_.wait(lock, [this] { return !busy_; });
   std::deque<std::vector<isa::Instr>> rest = std::move(pieces_);
   pieces_.clear();
+  rest.push_back(std::move(last_));
+  last_.clear();
   std::unique_ptr<TimingRun> run = std::move(run_);
   run_ = std::make_unique<TimingRun>(model_);
   lock.unlock();

@@ -50,14 +50,17 @@ void CheckAgainstTables(const Words& words, const Decoded& d, const std::string&
   }
   ASSERT_EQ(d.values, values) << what;
   bool reserved = false;
-  for (int w = 0; w < kInstrWords; ++w) reserved |= (words[size_t(w)] & info->reserved_mask[w]) != 0;
+  for (int w = 0; w < kInstrWords; ++w) {
+    reserved |= (words[size_t(w)] & info->reserved_mask[w]) != 0;
+  }
   const int unlisted = FirstIllegalEncoding(*info, values);
   ASSERT_EQ(d.error, reserved         ? Error::kReservedNonzero
                      : unlisted >= 0 ? info->fields[unlisted].error
                                      : Error::kOk)
       << what;
   if (d.error != Error::kOk) return;
-  for (const DeviceLimits& limits : {DeviceLimits{}, DeviceLimits{8, 1 << 16, 1 << 11, 1 << 22, 8}}) {
+  const DeviceLimits small{8, 1 << 16, 1 << 11, 1 << 22, 8};
+  for (const DeviceLimits& limits : {DeviceLimits{}, small}) {
     const Error want = ValidateValues(*info, values, limits);
     ASSERT_EQ(Check(words, limits), want) << what;
     ASSERT_EQ(Validate(d.instr, limits), want) << what;
