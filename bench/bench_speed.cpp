@@ -2,17 +2,20 @@
 // at N = 16, docs/model.md "Speed"): a dense layer run on both, in turn, several rounds in one
 // process on the same machine, each run's wall-clock time measured around the backend call (the
 // `wall_s` of `tpu dense`'s report: lowering, driver and device); prints per round the rtl wall,
-// the model wall and their ratio, then the minimum, median and maximum of each. Every output is
-// checked against golden (bit-exact, exit 1 otherwise).
+// the model wall and their ratio, and the process's CPU time over the model's call (the model
+// device replays the timing on a second thread), then the minimum, median and maximum of each.
+// Every output is checked against golden (bit-exact, exit 1 otherwise); golden is computed
+// before the rounds, outside the timed calls. --model-only runs the model alone (to profile it).
 //
 //   bench_speed [--m 256 --k 512 --n 256] [--rounds 3] [--inputs DIR] [--scale 0.0005]
-//               [--relu] [--device n16] [--pcie gen3x16]
+//               [--relu] [--device n16] [--pcie gen3x16] [--model-only]
 //
 // --inputs DIR reads DIR/x.npy, w.npy and b.npy (scripts/make_dense_inputs.py) instead of
 // seeded random ones: `make run`'s layer is scripts/make_dense_inputs.py --m 256 --k 512 --n 256
 // --seed 1 with --scale 0.0005 --relu. SystemC elaborates once per process: one rtl device.
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
@@ -48,17 +51,24 @@ golden::Tensor<T> Random(std::vector<int64_t> shape, std::mt19937_64& rng, int64
   return t;
 }
 
-// Seconds of one backend call; the output must equal `want`.
-double Timed(runtime::LayerBackend& backend, const golden::Tensor<int8_t>& x,
-             const compiler::DenseLayer& layer, const golden::Tensor<int8_t>& want) {
+struct Seconds {
+  double wall = 0;
+  double cpu = 0;  // the process's CPU time (every thread's) over the call
+};
+
+// One backend call; the output must equal `want`.
+Seconds Timed(runtime::LayerBackend& backend, const golden::Tensor<int8_t>& x,
+              const compiler::DenseLayer& layer, const golden::Tensor<int8_t>& want) {
+  const std::clock_t cpu_start = std::clock();
   const auto start = std::chrono::steady_clock::now();
   const runtime::LayerResult<int8_t> result = backend.RunDense(x, layer);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  Seconds s;
+  s.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  s.cpu = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
   if (result.output.data != want.data) {
     throw std::runtime_error(backend.name() + ": output differs from golden");
   }
-  return seconds;
+  return s;
 }
 
 struct Spread {
@@ -89,6 +99,8 @@ int Run(int argc, char** argv) {
   app.add_flag("--relu", relu, "ReLU (clamp at the zero point)");
   app.add_option("--device", device_name, "device configuration (isa/devices.json)");
   app.add_option("--pcie", pcie, "PCIe link, genGxL");
+  bool model_only = false;
+  app.add_flag("--model-only", model_only, "run the model backend only (to profile it)");
   CLI11_PARSE(app, argc, argv);
 
   golden::Tensor<int8_t> x;
@@ -122,22 +134,35 @@ int Run(int argc, char** argv) {
   std::printf("Model against rtl: dense %lld x %lld x %lld, device %s, %s, %d rounds\n\n",
               static_cast<long long>(x.shape[0]), static_cast<long long>(layer.k()),
               static_cast<long long>(layer.nout()), device_name.c_str(), pcie.c_str(), rounds);
-  std::printf("| round | rtl wall s | model wall s | ratio |\n|---|---|---|---|\n");
-  std::vector<double> rtl_s, model_s, ratios;
+  std::printf("| round | rtl wall s | model wall s | ratio | model CPU s |\n");
+  std::printf("|---|---|---|---|---|\n");
+  std::vector<double> rtl_s, model_s, ratios, model_cpu;
   for (int r = 0; r < rounds; ++r) {
-    rtl_s.push_back(Timed(rtl, x, layer, want));
-    model_s.push_back(Timed(model, x, layer, want));
-    ratios.push_back(rtl_s.back() / model_s.back());
-    std::printf("| %d | %.3f | %.4f | %.0f |\n", r + 1, rtl_s.back(), model_s.back(),
-                ratios.back());
+    if (!model_only) rtl_s.push_back(Timed(rtl, x, layer, want).wall);
+    const Seconds m = Timed(model, x, layer, want);
+    model_s.push_back(m.wall);
+    model_cpu.push_back(m.cpu);
+    if (model_only) {
+      std::printf("| %d | - | %.4f | - | %.4f |\n", r + 1, m.wall, m.cpu);
+    } else {
+      ratios.push_back(rtl_s.back() / m.wall);
+      std::printf("| %d | %.3f | %.4f | %.0f | %.4f |\n", r + 1, rtl_s.back(), m.wall,
+                  ratios.back(), m.cpu);
+    }
     std::fflush(stdout);
   }
-  const Spread a = SpreadOf(rtl_s), b = SpreadOf(model_s), c = SpreadOf(ratios);
-  std::printf("\nrtl wall   min %.3f  median %.3f  max %.3f s\n", a.min, a.median, a.max);
-  std::printf("model wall min %.4f median %.4f max %.4f s\n", b.min, b.median, b.max);
-  std::printf("ratio      min %.0f  median %.0f  max %.0f (goal >= 1000 at N = 16)\n", c.min,
-              c.median, c.max);
-  std::printf("outputs bit-exact with golden on both backends\n");
+  const Spread b = SpreadOf(model_s), d = SpreadOf(model_cpu);
+  std::printf("\nmodel wall min %.4f median %.4f max %.4f s\n", b.min, b.median, b.max);
+  std::printf("model CPU  min %.4f median %.4f max %.4f s (its threads: the machine, the timing "
+              "model's replay)\n", d.min, d.median, d.max);
+  if (!model_only) {
+    const Spread a = SpreadOf(rtl_s), c = SpreadOf(ratios);
+    std::printf("rtl wall   min %.3f  median %.3f  max %.3f s\n", a.min, a.median, a.max);
+    std::printf("ratio      min %.0f  median %.0f  max %.0f (goal >= 1000 at N = 16)\n", c.min,
+                c.median, c.max);
+  }
+  std::printf("outputs bit-exact with golden on %s\n",
+              model_only ? "the model backend" : "both backends");
   return 0;
 }
 

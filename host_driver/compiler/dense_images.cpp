@@ -24,11 +24,12 @@ std::vector<uint8_t> WeightTileImage(const golden::Tensor<int8_t>& weights, int6
   for (int64_t j = 0; j < n_tiles; ++j) {
     for (int64_t kt = 0; kt < k_tiles; ++kt) {
       const int64_t tile = (j * k_tiles + kt) * n * n;
+      const int64_t cols = std::min(n, nout - j * n);
       for (int64_t r = 0; r < n && kt * n + r < k; ++r) {
-        for (int64_t c = 0; c < n && j * n + c < nout; ++c) {
-          const int8_t w = weights.data[static_cast<std::size_t>((kt * n + r) * nout + j * n + c)];
-          image[static_cast<std::size_t>(tile + r * n + c)] = static_cast<uint8_t>(w);
-        }
+        // Row r of the tile: `cols` consecutive weights of input channel kt * N + r.
+        std::memcpy(&image[static_cast<std::size_t>(tile + r * n)],
+                    &weights.data[static_cast<std::size_t>((kt * n + r) * nout + j * n)],
+                    static_cast<std::size_t>(cols));
       }
     }
   }
@@ -41,12 +42,17 @@ std::vector<uint8_t> ParamSetImage(const DenseLayer& layer, int64_t n) {
   const int64_t n_tiles = CeilDiv(nout, n);
   std::vector<uint8_t> image(static_cast<std::size_t>(n_tiles * 9 * n), 0);
   const auto& multipliers = layer.requant.multipliers;
-  for (int64_t c = 0; c < nout; ++c) {
-    uint32_t column_sum = 0;  // sum_k W[k][c], wrapping like the accumulators
-    for (int64_t r = 0; r < k; ++r) {
-      column_sum += static_cast<uint32_t>(
-          int32_t{layer.weights.data[static_cast<std::size_t>(r * nout + c)]});
+  // sum_k W[k][c] per column, wrapping like the accumulators, summed row by row (the weights'
+  // order in memory).
+  std::vector<uint32_t> column_sums(static_cast<std::size_t>(nout), 0);
+  for (int64_t r = 0; r < k; ++r) {
+    const int8_t* row = &layer.weights.data[static_cast<std::size_t>(r * nout)];
+    for (int64_t c = 0; c < nout; ++c) {
+      column_sums[static_cast<std::size_t>(c)] += static_cast<uint32_t>(int32_t{row[c]});
     }
+  }
+  for (int64_t c = 0; c < nout; ++c) {
+    const uint32_t column_sum = column_sums[static_cast<std::size_t>(c)];
     const uint32_t bias =
         layer.bias.empty() ? 0u : static_cast<uint32_t>(layer.bias[static_cast<std::size_t>(c)]);
     const uint32_t folded =

@@ -2,8 +2,11 @@
 
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+#include <variant>
 
 #include "isa/instr.h"
+#include "isa/static_fields.h"
 
 namespace tpu::isa {
 namespace {
@@ -122,10 +125,19 @@ Violation Explain(const Instr& instr, const DeviceLimits& limits) {
 }
 
 Error Validate(const Instr& instr, const DeviceLimits& limits) {
-  const InstrInfo& info = InfoOf(instr);
-  const FieldValues values = ValuesOf(instr);
-  CheckFieldsFit(info, values);
-  return ValidateValues(info, values, limits);
+  // Explain's checks with each instruction type's fields and rules as constants
+  // (static_fields.h): the compiler validates every instruction it emits.
+  return std::visit(
+      [&limits](const auto& x) {
+        using T = std::decay_t<decltype(x)>;
+        FieldValues values{};
+        ToValues(x, &values);
+        if (!detail::FieldsFit<T>(values, detail::FieldIndexes<T>{})) {
+          CheckFieldsFit(detail::kInfo<T>, values);  // throws
+        }
+        return detail::ValidateValuesOf<T>(values, limits);
+      },
+      instr);
 }
 
 void CheckLimits(const DeviceLimits& limits) {

@@ -62,10 +62,11 @@ void Machine::Start() {
 }
 
 RunResult Machine::Resume(const std::vector<isa::Words>& program, std::size_t begin,
-                          std::vector<isa::Instr>* decoded_out) {
+                          std::vector<isa::Instr>* decoded_out, std::size_t end) {
   RunResult result;
   result.executed = static_cast<int64_t>(begin);
-  for (std::size_t i = begin; i < program.size(); ++i) {
+  end = std::min(end, program.size());
+  for (std::size_t i = begin; i < end; ++i) {
     const auto index = static_cast<int64_t>(i);
     result.executed = index + 1;
     const isa::Decoded decoded = isa::Decode(program[i]);
@@ -111,13 +112,18 @@ Machine::Step Machine::Execute(const isa::Instr& instr) {
         if constexpr (std::is_same_v<T, isa::Nop> || std::is_same_v<T, isa::Halt>) {
           return {};
         } else {
-          Step step = Take(op.wait);
-          if (step.status != RunStatus::kEndOfProgram) return step;
-          if constexpr (!std::is_same_v<T, isa::Sync>) {
-            if constexpr (!std::is_same_v<T, isa::Matmul>) Flush();
-            step = Exec(op);
+          // Most instructions of a layer (the MATMULs of a K reduction) wait on and signal
+          // nothing: no token is looked at for them.
+          if (op.wait != 0) {
+            Step step = Take(op.wait);
             if (step.status != RunStatus::kEndOfProgram) return step;
           }
+          if constexpr (!std::is_same_v<T, isa::Sync>) {
+            if constexpr (!std::is_same_v<T, isa::Matmul>) Flush();
+            Step step = Exec(op);
+            if (step.status != RunStatus::kEndOfProgram) return step;
+          }
+          if (op.signal == 0) return Step{};
           return Give(op.signal);
         }
       },
@@ -232,6 +238,9 @@ Machine::Step Machine::Exec(const isa::Matmul& instr) {
           "relies on a later READ_WEIGHTS)";
       return step;
     }
+    // The tile switched from stays alive (moved, not copied: no reference count moves) until
+    // the block that may use it has run.
+    if (tile_ && block_tiles_ > 0) block_keep_.push_back(std::move(tile_));
     tile_ = std::move(fifo_.front());
     fifo_.pop_front();
   } else if (!tile_) {
@@ -250,40 +259,51 @@ Machine::Step Machine::Exec(const isa::Matmul& instr) {
     block_acc_ = instr.acc;
     block_rows_ = instr.rows;
     block_accumulate_ = accumulate;
-    block_x_.clear();
-    block_tile_.clear();
+    block_x_size_ = 0;
+    block_tile_ptrs_.clear();
   }
   // The rows of the block: UB rows, or a window's taps and pad rows.
   if (!instr.window) {
     ub_row(instr.ub + instr.rows - 1);  // range check of the last row
     const auto* x = reinterpret_cast<const int8_t*>(ub_row(instr.ub));
-    for (int64_t r = 0; r < instr.rows; ++r) block_x_.push_back(x + r * limits_.n);
+    const int8_t** rows = BlockRows(instr.rows);
+    for (int64_t r = 0; r < instr.rows; ++r) rows[r] = x + r * limits_.n;
   } else {
     const int8_t* pad_row =
         &pad_rows_[static_cast<std::size_t>((instr.pad_value + 128) * limits_.n)];
+    const int8_t** rows = BlockRows(instr.rows);
     for (int64_t r = 0; r < instr.rows; ++r) {
       // The tap of output pixel (r / out_w, r % out_w); outside the image it is the pad row.
       const int64_t iy = instr.y0 + r / instr.out_w * instr.stride_h;
       const int64_t ix = instr.x0 + r % instr.out_w * instr.stride_w;
       const bool inside = iy >= 0 && iy < instr.image_h && ix >= 0 && ix < instr.image_w;
-      block_x_.push_back(
-          inside ? reinterpret_cast<const int8_t*>(ub_row(instr.ub + iy * instr.image_w + ix))
-                 : pad_row);
+      rows[r] = inside
+                    ? reinterpret_cast<const int8_t*>(ub_row(instr.ub + iy * instr.image_w + ix))
+                    : pad_row;
     }
   }
-  block_tile_.push_back(tile_);
+  block_tile_ptrs_.push_back(tile_.get());
   ++block_tiles_;
   return step;
 }
 
 void Machine::Flush() {
   if (block_tiles_ == 0) return;
-  block_tile_ptrs_.clear();
-  for (const TileRef& tile : block_tile_) block_tile_ptrs_.push_back(tile.get());
   MultiplyBlocks(block_x_.data(), block_tile_ptrs_.data(), block_tiles_, block_rows_,
                  block_accumulate_, acc_row(block_acc_));
   block_tiles_ = 0;
-  block_tile_.clear();
+  block_tile_ptrs_.clear();
+  block_keep_.clear();
+}
+
+const int8_t** Machine::BlockRows(int64_t rows) {
+  const std::size_t first = block_x_size_;
+  block_x_size_ += static_cast<std::size_t>(rows);
+  // Grown, never shrunk: the slots are written before they are read.
+  if (block_x_.size() < block_x_size_) {
+    block_x_.resize(std::max(block_x_size_, 2 * block_x_.size()));
+  }
+  return block_x_.data() + first;
 }
 
 Machine::Step Machine::Exec(const isa::Activate& instr) {

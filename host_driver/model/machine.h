@@ -85,10 +85,12 @@ class Machine {
   // from program[0]. Executing a prefix gives the same state as executing it within the whole
   // program: program order never looks ahead.
   // `decoded`, if not null, receives each instruction executed (decoded; HALT included, the
-  // failing one not), for a caller that needs them too (the model device's timing).
+  // failing one not), for a caller that needs them too (the model device's timing). `end`
+  // stops it before program[end] (kEndOfProgram), to go on from there with the next Resume.
   void Start();
   RunResult Resume(const std::vector<isa::Words>& program, std::size_t begin,
-                   std::vector<isa::Instr>* decoded = nullptr);
+                   std::vector<isa::Instr>* decoded = nullptr,
+                   std::size_t end = static_cast<std::size_t>(-1));
   // The same for instructions; throws std::invalid_argument for one that cannot be encoded.
   RunResult Run(const std::vector<isa::Instr>& program);
 
@@ -133,14 +135,18 @@ class Machine {
   uint64_t packed_writes_ = 0;  // dram_.writes() when packed_ was last valid
   // The pending block of MATMULs: block_tiles_ of them onto block_rows_ accumulator rows from
   // block_acc_ (block_tiles_ 0: none). MATMUL t's activation rows are block_x_[t * rows + r],
-  // its tile block_tile_[t].
+  // its tile block_tile_ptrs_[t]: tile_, or a tile switched from since, which block_keep_
+  // holds until the block has run.
   int64_t block_tiles_ = 0;
   int64_t block_acc_ = 0;
   int64_t block_rows_ = 0;
   bool block_accumulate_ = false;
-  std::vector<const int8_t*> block_x_;
-  std::vector<TileRef> block_tile_;
+  std::vector<const int8_t*> block_x_;  // the first block_x_size_ are the block's
+  std::size_t block_x_size_ = 0;
   std::vector<const PackedTile*> block_tile_ptrs_;
+  std::vector<TileRef> block_keep_;
+  // Room for `rows` more of the block's rows: where they go.
+  const int8_t** BlockRows(int64_t rows);
   std::vector<int8_t> pad_rows_;  // window MATMULs' taps outside the image: value v at (v + 128) N
   std::vector<int8_t> activated_;  // an ACTIVATE's output
   std::array<int, isa::kNumTokens> tokens_{};

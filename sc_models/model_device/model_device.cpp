@@ -1,6 +1,7 @@
 #include "sc_models/model_device/model_device.h"
 
 #include <algorithm>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <variant>
@@ -321,7 +322,7 @@ void ModelDevice::SoftReset() {
   perf_ = {};
   pending_.reset();  // a program still running is stopped: no completion, no MSI
   words_.clear();
-  executed_.clear();
+  rows_ = {};
 }
 
 void ModelDevice::Doorbell() {
@@ -341,11 +342,12 @@ void ModelDevice::Doorbell() {
   error_index_ = 0;
   perf_ = {};
   words_.clear();
-  executed_.clear();
+  rows_ = {};
   start_head_ = ring_head_;
   fetch_ = ring_head_;
   start_ns_ = now_ns_;
   machine_.Start();
+  timing_worker_.Start();
   FetchAndExecute();
 }
 
@@ -362,9 +364,6 @@ void ModelDevice::FetchAndExecute() {
   const size_t available = (tail - fetch_) & mask;
   if (words_.capacity() < begin + available) {
     words_.reserve(std::max(begin + available, 2 * words_.capacity()));
-  }
-  if (executed_.capacity() < begin + available) {
-    executed_.reserve(std::max(begin + available, 2 * executed_.capacity()));
   }
   while (fetch_ != tail) {
     // The slots up to the tail or the ring's end in one read when none of them fails (a large
@@ -386,12 +385,28 @@ void ModelDevice::FetchAndExecute() {
     for (uint64_t slot = 0; slot < count; ++slot) {
       const uint8_t* p = bytes.data() + kSlotBytes * slot;
       isa::Words words{};
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+      std::memcpy(words.data(), p, kSlotBytes);  // little-endian words, as the host's are
+#else
       for (size_t b = 0; b < kSlotBytes; ++b) words[b / 4] |= uint32_t{p[b]} << (8 * (b % 4));
+#endif
       words_.push_back(words);
     }
     fetch_ = static_cast<uint32_t>((fetch_ + count) & mask);
   }
-  const model::RunResult r = machine_.Resume(words_, begin, &executed_);
+  // The machine executes the slots in slices, each handed to the timing model's thread as it
+  // is done, so that the replay runs beside the execution of the next.
+  constexpr size_t kSlice = 8192;
+  model::RunResult r;
+  for (size_t from = begin;;) {
+    std::vector<isa::Instr> executed;
+    executed.reserve(std::min(kSlice, words_.size() - from));
+    r = machine_.Resume(words_, from, &executed, from + kSlice);
+    CountRows(executed, static_cast<uint64_t>(device_.limits.n), rows_);
+    timing_worker_.Add(std::move(executed));
+    from += kSlice;
+    if (r.status != model::RunStatus::kEndOfProgram || from >= words_.size()) break;
+  }
   switch (r.status) {
     case model::RunStatus::kHalted:
       Finish(false, 0, static_cast<uint32_t>(r.index));
@@ -463,11 +478,11 @@ void ModelDevice::FinishModelError(const model::RunResult& r) {
 void ModelDevice::Finish(bool error, uint8_t code, uint32_t index, bool fetch_error) {
   // The program the timing model estimates: up to HALT, or the instructions before the
   // failing one (then a HALT: the queue drains).
-  std::vector<isa::Instr>& program = executed_;  // what the machine executed
-  if (error) program.push_back(isa::Halt{});
+  // The program estimated is what the machine executed (the timing worker has it).
+  if (error) timing_worker_.Add({isa::Instr{isa::Halt{}}});
   if (!fetch_error) ring_head_ = (start_head_ + index + 1) & RingMask();
 
-  const TimingEstimate estimate = timing_.Estimate(program);
+  const TimingEstimate estimate = timing_worker_.Finish();
   Completion c;
   c.error = error && !fetch_error;
   c.fetch_error = fetch_error;
@@ -479,13 +494,15 @@ void ModelDevice::Finish(bool error, uint8_t code, uint32_t index, bool fetch_er
     const int counter = StallCounter(cause);
     if (counter >= 0) c.perf[static_cast<size_t>(counter)] = cycles;
   }
-  CountRows(program, static_cast<uint64_t>(device_.limits.n), c.perf);
+  for (const int counter : {regs::kPerfRowsDma, regs::kPerfRowsWeights, regs::kPerfRowsMatrix,
+                            regs::kPerfRowsAct}) {
+    c.perf[static_cast<size_t>(counter)] = rows_[static_cast<size_t>(counter)];
+  }
   c.at_ns = std::max(now_ns_, start_ns_ + double(estimate.cycles) * 1e3 / device_.clock_mhz);
   bytes_to_device_ += estimate.pcie_bytes_to_device;
   bytes_from_device_ += estimate.pcie_bytes_from_device;
   device_cycles_ += estimate.cycles;
   words_.clear();
-  executed_.clear();
   pending_ = c;
 }
 

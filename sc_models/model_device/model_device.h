@@ -40,6 +40,7 @@
 #include "isa/isa_gen.h"
 #include "model/machine.h"
 #include "sc_models/model_device/timing_model.h"
+#include "sc_models/model_device/timing_worker.h"
 #include "sc_models/pcie/config_space.h"
 
 namespace tpu::sc {
@@ -141,7 +142,7 @@ class ModelDevice : public device::DeviceBus {
   Perf perf_{};
   // The program of the current run, as taken from the ring.
   std::vector<isa::Words> words_;
-  std::vector<isa::Instr> executed_;  // the instructions executed so far, decoded
+  Perf rows_{};  // the row counters of the instructions executed so far (CountRows)
   uint32_t fetch_ = 0;       // next slot to take
   uint32_t start_head_ = 0;  // RING_HEAD at the start: the slot of instruction 0
   double start_ns_ = 0;
@@ -149,6 +150,9 @@ class ModelDevice : public device::DeviceBus {
   std::deque<std::pair<double, uint32_t>> msis_;  // (arrival, data) not yet taken
   // Counters.
   uint64_t bytes_to_device_ = 0, bytes_from_device_ = 0, device_cycles_ = 0;
+  // The timing model's replay of the current program, fed with the instructions as they are
+  // executed (last: its thread stops before the members it uses go).
+  TimingWorker timing_worker_{timing_};
 };
 
 }  // namespace tpu::sc

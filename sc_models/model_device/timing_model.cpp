@@ -42,14 +42,57 @@ constexpr int64_t kRingTagCycles = 2;
 
 enum UnitIndex { kDma = 0, kWeights = 1, kMatrix = 2, kAct = 3, kUnits = 4 };
 
-int UnitOf(const isa::Instr& in) {
-  if (std::holds_alternative<isa::ReadHost>(in) || std::holds_alternative<isa::WriteHost>(in)) {
-    return kDma;
+// What the replay reads of an instruction, in one small record (the replay visits each
+// instruction several times, so it reads them from a compact array rather than the variant).
+enum class Kind : uint8_t { kNone, kHalt, kSync, kReadHost, kWriteHost, kReadWeights, kMatmul,
+                            kActivate };
+struct Op {
+  uint64_t host = 0;    // READ_HOST, WRITE_HOST
+  uint32_t length = 0;  // READ_HOST, WRITE_HOST
+  uint32_t count = 0;   // READ_WEIGHTS tiles, MATMUL and ACTIVATE rows
+  int8_t unit = -1;     // UnitIndex, -1: the dispatcher's own (NOP, HALT, SYNC)
+  Kind kind = Kind::kNone;
+  uint8_t wait = 0, signal = 0;
+  uint8_t units = 0;  // SYNC
+  bool flag = false;  // READ_HOST into the LUT, MATMUL new_tile, ACTIVATE pooling
+};
+
+Op OpOf(const isa::Instr& in) {
+  Op op;
+  op.wait = isa::WaitTokens(in);
+  op.signal = isa::SignalTokens(in);
+  if (std::holds_alternative<isa::Halt>(in)) {
+    op.kind = Kind::kHalt;
+  } else if (const auto* s = std::get_if<isa::Sync>(&in)) {
+    op.kind = Kind::kSync;
+    op.units = s->units;
+  } else if (const auto* rh = std::get_if<isa::ReadHost>(&in)) {
+    op.kind = Kind::kReadHost;
+    op.unit = kDma;
+    op.host = rh->host;
+    op.length = rh->length;
+    op.flag = rh->target == isa::Target::kLut;
+  } else if (const auto* wh = std::get_if<isa::WriteHost>(&in)) {
+    op.kind = Kind::kWriteHost;
+    op.unit = kDma;
+    op.host = wh->host;
+    op.length = wh->length;
+  } else if (const auto* rw = std::get_if<isa::ReadWeights>(&in)) {
+    op.kind = Kind::kReadWeights;
+    op.unit = kWeights;
+    op.count = rw->tiles;
+  } else if (const auto* mm = std::get_if<isa::Matmul>(&in)) {
+    op.kind = Kind::kMatmul;
+    op.unit = kMatrix;
+    op.count = mm->rows;
+    op.flag = mm->new_tile;
+  } else if (const auto* a = std::get_if<isa::Activate>(&in)) {
+    op.kind = Kind::kActivate;
+    op.unit = kAct;
+    op.count = a->rows;
+    op.flag = a->pool != isa::Pool::kNone;
   }
-  if (std::holds_alternative<isa::ReadWeights>(in)) return kWeights;
-  if (std::holds_alternative<isa::Matmul>(in)) return kMatrix;
-  if (std::holds_alternative<isa::Activate>(in)) return kAct;
-  return -1;
+  return op;
 }
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -58,11 +101,9 @@ int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // advances from one time at which something can change to the next.
 class Replay {
  public:
-  Replay(const devices::DeviceConfig& device, const HostTiming& host,
-         const std::vector<isa::Instr>& program)
+  Replay(const devices::DeviceConfig& device, const HostTiming& host)
       : n_(device.limits.n),
         host_(host),
-        program_(program),
         ring_slots_(std::max<int64_t>(2, device.ring_slots)),
         comp_depth_(std::max<int64_t>(4, device.limits.n / 4)),
         rows_per_beat_(static_cast<double>(device.dram_width_bits) / (8.0 * device.limits.n)),
@@ -70,31 +111,46 @@ class Replay {
             1, device.limits.n * device.limits.n * 8 / device.dram_width_bits)),
         slots_per_mrd_(std::max<int64_t>(1, host.max_read_request / 16)),
         dma_read_window_(static_cast<double>(std::max<int64_t>(1, device.dma_tags - kRingTags) *
-                                             host.max_read_request)),
-        arrival_(program.size(), kNever),
-        taken_at_(program.size(), kNever) {
-    // Room for every tile and MATMUL up front: a large layer's vectors then never move (each
-    // growth copies and faults in fresh pages).
-    size_t tiles = 0, matmuls = 0;
-    for (const isa::Instr& instr : program) {
-      if (const auto* rw = std::get_if<isa::ReadWeights>(&instr)) tiles += rw->tiles;
-      if (std::holds_alternative<isa::Matmul>(instr)) ++matmuls;
-    }
-    first_beat_.reserve(tiles);
-    last_beat_.reserve(tiles);
-    flip_.reserve(tiles);
-    matmul_done_.reserve(matmuls);
-  }
+                                             host.max_read_request)) {}
 
-  TimingEstimate Run();
+  // The program's next instructions, in program order.
+  void Add(const isa::Instr* instrs, size_t count) {
+    if (program_.size() + count > program_.capacity()) {
+      program_.reserve(std::max(program_.size() + count, 2 * program_.capacity()));
+    }
+    for (size_t i = 0; i < count; ++i) program_.push_back(OpOf(instrs[i]));
+    arrival_.resize(program_.size(), kNever);
+    taken_at_.resize(program_.size(), kNever);
+  }
+  // Runs the replay's turns: with `complete`, to the program's end; otherwise as far as the
+  // instructions added decide, whatever comes after them (see Advance in the .cpp).
+  void Advance(bool complete);
+  // After Advance(true).
+  TimingEstimate Result();
 
  private:
   struct RingRun {  // slots [first, last] coalesced into one MRd
     int64_t first = -1;
     int64_t last = -1;
   };
+  // A unit's queue of kQueueDepth instructions: (instruction, time it entered), oldest first.
+  struct Queue {
+    std::array<std::pair<size_t, int64_t>, kQueueDepth> slots;
+    size_t head = 0, count = 0;
+    bool empty() const { return count == 0; }
+    size_t size() const { return count; }
+    const std::pair<size_t, int64_t>& front() const { return slots[head]; }
+    void pop_front() {
+      head = (head + 1) % kQueueDepth;
+      --count;
+    }
+    void emplace_back(size_t instr, int64_t at) {
+      slots[(head + count) % kQueueDepth] = {instr, at};
+      ++count;
+    }
+  };
   struct Unit {
-    std::deque<std::pair<size_t, int64_t>> queue;  // instruction, time it entered
+    Queue queue;
     int64_t held = -1;                              // instruction in the register
     int64_t held_since = 0;
     bool granted = false;
@@ -115,11 +171,11 @@ class Replay {
   // Starts the held, granted instruction of unit u at t; false if it must wait (a weight tile
   // not yet known).
   bool Start(int u, int64_t t);
-  bool StartWeights(Unit& unit, const isa::ReadWeights& rw, int64_t t);
-  bool StartMatmul(Unit& unit, const isa::Matmul& mm, int64_t t);
-  void StartReadHost(Unit& unit, const isa::ReadHost& rh, int64_t t);
-  void StartWriteHost(Unit& unit, const isa::WriteHost& wh, int64_t t);
-  void StartActivate(Unit& unit, const isa::Activate& a, int64_t t);
+  bool StartWeights(Unit& unit, const Op& rw, int64_t t);
+  bool StartMatmul(Unit& unit, const Op& mm, int64_t t);
+  void StartReadHost(Unit& unit, const Op& rh, int64_t t);
+  void StartWriteHost(Unit& unit, const Op& wh, int64_t t);
+  void StartActivate(Unit& unit, const Op& a, int64_t t);
   void MxuLoad();
   void Give(uint8_t mask, int64_t t);
   bool TakeTokens(uint8_t mask);
@@ -135,7 +191,7 @@ class Replay {
 
   const int64_t n_;
   const HostTiming host_;
-  const std::vector<isa::Instr>& program_;
+  std::vector<Op> program_;
   const int64_t ring_slots_;
   const int64_t comp_depth_;
   const double rows_per_beat_;
@@ -186,6 +242,8 @@ class Replay {
     double request_rate = 0;  // bytes the core requests a cycle
   } dma_read_;
 
+  int64_t t_ = 1;        // the turn to run next (1: the doorbell, a slot request a cycle later)
+  bool stuck_ = false;   // no turn can change anything: the program cannot finish
   int64_t wake_ = kNever;
   std::vector<std::pair<int64_t, int64_t>> dep_waits_;  // [begin, end) waiting for tokens
   TimingEstimate e_;
@@ -333,25 +391,25 @@ bool Replay::Dispatch(int64_t t) {
     Wake(ready, t);
     return false;
   }
-  const isa::Instr& in = program_[next_];
-  const int u = UnitOf(in);
-  if (std::holds_alternative<isa::Halt>(in)) {
+  const Op& in = program_[next_];
+  const int u = in.unit;
+  if (in.kind == Kind::kHalt) {
     for (int k = 0; k < kUnits; ++k) {
       if (!Idle(k, t)) return false;
     }
     halted_ = true;
     done_ = t + kHaltCycles;
-  } else if (const auto* s = std::get_if<isa::Sync>(&in)) {
+  } else if (in.kind == Kind::kSync) {
     for (int k = 0; k < kUnits; ++k) {
-      if ((s->units >> k) & 1 && !Idle(k, t)) return false;
+      if ((in.units >> k) & 1 && !Idle(k, t)) return false;
     }
-    if (!TakeTokens(s->wait)) {
+    if (!TakeTokens(in.wait)) {
       if (sync_wait_since_ < 0) sync_wait_since_ = t;
       return false;
     }
     if (sync_wait_since_ >= 0) dep_waits_.emplace_back(sync_wait_since_, t);
     sync_wait_since_ = -1;
-    Give(s->signal, t);
+    Give(in.signal, t);
   } else if (u >= 0) {
     Unit& unit = units_[u];
     if (unit.queue.size() >= kQueueDepth) return false;
@@ -381,9 +439,9 @@ bool Replay::StepUnit(int u, int64_t t) {
     }
   }
   if (unit.held < 0) return changed;
-  const isa::Instr& in = program_[static_cast<size_t>(unit.held)];
+  const Op& in = program_[static_cast<size_t>(unit.held)];
   if (!unit.granted) {
-    if (!TakeTokens(isa::WaitTokens(in))) return changed;
+    if (!TakeTokens(in.wait)) return changed;
     unit.granted = true;
     if (t > unit.held_since) dep_waits_.emplace_back(unit.held_since, t);
     unit.held_since = t;
@@ -398,27 +456,27 @@ bool Replay::StepUnit(int u, int64_t t) {
 
 bool Replay::Start(int u, int64_t t) {
   Unit& unit = units_[u];
-  const isa::Instr& in = program_[static_cast<size_t>(unit.held)];
+  const Op& in = program_[static_cast<size_t>(unit.held)];
   switch (u) {
     case kDma:
-      if (const auto* rh = std::get_if<isa::ReadHost>(&in)) {
-        StartReadHost(unit, *rh, t);
+      if (in.kind == Kind::kReadHost) {
+        StartReadHost(unit, in, t);
       } else {
-        StartWriteHost(unit, std::get<isa::WriteHost>(in), t);
+        StartWriteHost(unit, in, t);
       }
       return true;
     case kWeights:
-      return StartWeights(unit, std::get<isa::ReadWeights>(in), t);
+      return StartWeights(unit, in, t);
     case kMatrix:
-      return StartMatmul(unit, std::get<isa::Matmul>(in), t);
+      return StartMatmul(unit, in, t);
     case kAct:
-      StartActivate(unit, std::get<isa::Activate>(in), t);
+      StartActivate(unit, in, t);
       return true;
   }
   return true;
 }
 
-void Replay::StartReadHost(Unit& unit, const isa::ReadHost& rh, int64_t t) {
+void Replay::StartReadHost(Unit& unit, const Op& rh, int64_t t) {
   const int64_t first_byte = static_cast<int64_t>(rh.host);
   const int64_t end_byte = first_byte + rh.length;
   // The core reads beats of N bytes; the engine moves the 16-byte beats that cover them.
@@ -432,7 +490,7 @@ void Replay::StartReadHost(Unit& unit, const isa::ReadHost& rh, int64_t t) {
   double last_data = std::max(first_data + static_cast<double>(bytes16) / rate,
                               static_cast<double>(t + 1 + beats));
   // The LUT takes one byte a cycle.
-  if (rh.target == isa::Target::kLut) last_data = std::max(last_data, first_data + rh.length);
+  if (rh.flag) last_data = std::max(last_data, first_data + rh.length);
   dma_read_ = DmaRead{mrd, first_data, last_data, static_cast<double>(bytes16),
                       static_cast<double>(n_)};
   const int64_t end = static_cast<int64_t>(last_data) + kDmaCycles;
@@ -442,7 +500,7 @@ void Replay::StartReadHost(Unit& unit, const isa::ReadHost& rh, int64_t t) {
   Complete(unit, end, rh.signal);
 }
 
-void Replay::StartWriteHost(Unit& unit, const isa::WriteHost& wh, int64_t t) {
+void Replay::StartWriteHost(Unit& unit, const Op& wh, int64_t t) {
   const int64_t first_byte = static_cast<int64_t>(wh.host);
   const int64_t end_byte = first_byte + wh.length;
   const int64_t beats = CeilDiv(end_byte, n_) - first_byte / n_;
@@ -458,8 +516,8 @@ void Replay::StartWriteHost(Unit& unit, const isa::WriteHost& wh, int64_t t) {
   Complete(unit, end, wh.signal);
 }
 
-bool Replay::StartWeights(Unit& unit, const isa::ReadWeights& rw, int64_t t) {
-  while (unit.tile < static_cast<int64_t>(rw.tiles)) {
+bool Replay::StartWeights(Unit& unit, const Op& rw, int64_t t) {
+  while (unit.tile < static_cast<int64_t>(rw.count)) {
     const size_t k = first_beat_.size();
     int64_t at = t;
     // Room in the FIFO for what is in flight: tile k - 4 has left it.
@@ -500,7 +558,7 @@ void Replay::MxuLoad() {
   }
 }
 
-bool Replay::StartMatmul(Unit& unit, const isa::Matmul& mm, int64_t t) {
+bool Replay::StartMatmul(Unit& unit, const Op& mm, int64_t t) {
   // Rows are offered from the grant on (a wait for a tile not yet requested is a weight stall
   // too); taking wait tokens costs the unit one cycle between instructions.
   int64_t first = std::max(unit.held_since + kUbReadCycles, next_row_ + (mm.wait != 0 ? 1 : 0));
@@ -508,7 +566,7 @@ bool Replay::StartMatmul(Unit& unit, const isa::Matmul& mm, int64_t t) {
   if (j >= static_cast<size_t>(comp_depth_)) {
     first = std::max(first, matmul_done_[j - static_cast<size_t>(comp_depth_)] + 1);
   }
-  if (mm.new_tile) {
+  if (mm.flag) {
     const size_t k = static_cast<size_t>(tiles_used_);
     MxuLoad();
     if (k >= last_beat_.size()) return false;  // the tile is not requested yet
@@ -521,7 +579,7 @@ bool Replay::StartMatmul(Unit& unit, const isa::Matmul& mm, int64_t t) {
     ++tiles_used_;
     MxuLoad();
   }
-  const int64_t rows = std::max<int64_t>(1, mm.rows);
+  const int64_t rows = std::max<int64_t>(1, mm.count);
   const int64_t last = first + rows - 1;
   next_row_ = last + 1;
   int64_t done = last + 2 * n_ + kMxuExtraCycles;
@@ -534,17 +592,27 @@ bool Replay::StartMatmul(Unit& unit, const isa::Matmul& mm, int64_t t) {
   return true;
 }
 
-void Replay::StartActivate(Unit& unit, const isa::Activate& a, int64_t t) {
-  const bool pool = a.pool != isa::Pool::kNone;
-  const int64_t end = t + kActCycles + a.rows + (pool ? kPoolCycles : 0);
+void Replay::StartActivate(Unit& unit, const Op& a, int64_t t) {
+  const bool pool = a.flag;
+  const int64_t end = t + kActCycles + a.count + (pool ? kPoolCycles : 0);
   unit.free_at = end + 1;
   Complete(unit, end, a.signal);
 }
 
-TimingEstimate Replay::Run() {
-  if (program_.empty()) return e_;
-  int64_t t = 1;  // the doorbell: the first slot request a cycle later
-  while (!halted_) {
+// A turn reads the program's size only through the ring (how many slots are left to request,
+// within ring_slots_ of the end) and the dispatcher (instructions up to the last requested),
+// and the ring requests at most ring_slots_ + 1 slots in one turn. So while the slots
+// requested are more than 2 * ring_slots_ + 2 before the last instruction added, a turn does
+// what it does in the whole program, and the replay can pause before it and go on when more
+// instructions have arrived: the estimate is the same, however the program was added.
+void Replay::Advance(bool complete) {
+  if (program_.empty()) return;
+  while (!halted_ && !stuck_) {
+    if (!complete && static_cast<int64_t>(requested_) + 2 * ring_slots_ + 2 >=
+                         static_cast<int64_t>(program_.size())) {
+      return;
+    }
+    const int64_t t = t_;
     // Gives become takeable.
     for (auto it = gives_.begin(); it != gives_.end();) {
       if (it->first <= t) {
@@ -567,10 +635,18 @@ TimingEstimate Replay::Run() {
     // Anything still to finish wakes the loop when it does (HALT and SYNC wait for idle).
     for (const Unit& unit : units_) Wake(unit.busy_until + 1, t);
     for (const auto& g : gives_) Wake(g.first, t);
-    if (wake_ >= kNever) break;  // nothing can change: the program cannot finish
-    t = std::max(t + 1, wake_);
+    if (wake_ >= kNever) {  // nothing can change: the program cannot finish
+      stuck_ = true;
+      break;
+    }
+    t_ = std::max(t + 1, wake_);
     wake_ = kNever;
   }
+}
+
+TimingEstimate Replay::Result() {
+  if (program_.empty()) return e_;
+  const int64_t t = t_;
   e_.cycles = static_cast<uint64_t>(halted_ ? done_ : t);
   // Dependency stalls: cycles in which some unit or SYNC waits for a token.
   std::sort(dep_waits_.begin(), dep_waits_.end());
@@ -591,12 +667,32 @@ TimingEstimate Replay::Run() {
 
 }  // namespace
 
+class TimingRun::Impl : public Replay {
+ public:
+  using Replay::Replay;
+};
+
 TimingModel::TimingModel(const devices::DeviceConfig& device, const device::PcieLink& link)
     : device_(device), link_(link) {}
 
 TimingEstimate TimingModel::Estimate(const std::vector<isa::Instr>& program) const {
-  Replay replay(device_, HostTimingFor(device_, link_), program);
-  return replay.Run();
+  TimingRun run(*this);
+  run.Add(program.data(), program.size());
+  return run.Finish();
+}
+
+TimingRun::TimingRun(const TimingModel& model)
+    : impl_(std::make_unique<Impl>(model.device_, HostTimingFor(model.device_, model.link_))) {}
+TimingRun::~TimingRun() = default;
+
+void TimingRun::Add(const isa::Instr* instrs, size_t count) {
+  impl_->Add(instrs, count);
+  impl_->Advance(false);
+}
+
+TimingEstimate TimingRun::Finish() {
+  impl_->Advance(true);
+  return impl_->Result();
 }
 
 }  // namespace tpu::sc

@@ -12,7 +12,9 @@
 #ifndef TPU_SC_MODELS_MODEL_DEVICE_TIMING_MODEL_H_
 #define TPU_SC_MODELS_MODEL_DEVICE_TIMING_MODEL_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -40,6 +42,7 @@ struct TimingEstimate {
 
 class TimingModel {
  public:
+  friend class TimingRun;
   // `device` gives the sizes, the clock, the weight-DRAM beat, MPS/MRRS and DMA tags; `link`
   // the PCIe generation and width.
   TimingModel(const devices::DeviceConfig& device, const device::PcieLink& link);
@@ -51,6 +54,26 @@ class TimingModel {
  private:
   devices::DeviceConfig device_;
   device::PcieLink link_;
+};
+
+// One program's estimate made as its instructions arrive (the model device's ring brings a long
+// program in pieces): Add() them in program order, each call replaying as far as the
+// instructions known decide, then Finish(). The estimate is Estimate()'s of the whole program,
+// however it was split.
+class TimingRun {
+ public:
+  explicit TimingRun(const TimingModel& model);
+  ~TimingRun();
+  TimingRun(const TimingRun&) = delete;
+  TimingRun& operator=(const TimingRun&) = delete;
+
+  void Add(const isa::Instr* instrs, size_t count);
+  // The program is complete: its estimate (call once).
+  TimingEstimate Finish();
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace tpu::sc

@@ -2,7 +2,8 @@
 // fixed seeds: every single- and double-bit flip of every instruction's encodings and random
 // words are decoded and checked (a word that decodes re-encodes to the same words and
 // disassembles to text that assembles back to them; one that does not is an error code, never an
-// exception), and seeded mutations of assembly text (docs/isa.md's example program, random
+// exception; the decoded fields, the error and the checks equal the table-walking definitions'),
+// and seeded mutations of assembly text (docs/isa.md's example program, random
 // instructions) either assemble, and then disassemble and reassemble to the same words, or are
 // rejected with an AsmError whose every message names its line.
 #include <gtest/gtest.h>
@@ -29,12 +30,50 @@ AssembleOptions Unchecked() {
   return options;
 }
 
+// The codec's and validator's per-instruction code (static_fields.h) against the tables they
+// are made from: the fields read one by one with GetBits, the reserved bits, the enum
+// encodings and the rules as validate.h's table walk checks them.
+void CheckAgainstTables(const Words& words, const Decoded& d, const std::string& what) {
+  const InstrInfo* info = FindInstr(static_cast<uint8_t>(words[0] & 0xFF));
+  if (info == nullptr) {
+    ASSERT_EQ(d.error, Error::kIllegalOpcode) << what;
+    return;
+  }
+  FieldValues values{};
+  for (int i = 0; i < info->num_fields; ++i) {
+    const FieldInfo& f = info->fields[i];
+    uint64_t raw = GetBits(words, f.lsb, f.width);
+    if (f.kind == FieldKind::kSint && ((raw >> (f.width - 1)) & 1)) {
+      raw |= ~((uint64_t{1} << f.width) - 1);
+    }
+    values[size_t(i)] = static_cast<int64_t>(raw);
+  }
+  ASSERT_EQ(d.values, values) << what;
+  bool reserved = false;
+  for (int w = 0; w < kInstrWords; ++w) {
+    reserved |= (words[size_t(w)] & info->reserved_mask[w]) != 0;
+  }
+  const int unlisted = FirstIllegalEncoding(*info, values);
+  ASSERT_EQ(d.error, reserved         ? Error::kReservedNonzero
+                     : unlisted >= 0 ? info->fields[unlisted].error
+                                     : Error::kOk)
+      << what;
+  if (d.error != Error::kOk) return;
+  const DeviceLimits small{8, 1 << 16, 1 << 11, 1 << 22, 8};
+  for (const DeviceLimits& limits : {DeviceLimits{}, small}) {
+    const Error want = ValidateValues(*info, values, limits);
+    ASSERT_EQ(Check(words, limits), want) << what;
+    ASSERT_EQ(Validate(d.instr, limits), want) << what;
+  }
+}
+
 // The decoder's contract for any four words.
 void CheckDecode(const Words& words, const std::string& what) {
   Decoded d;
   ASSERT_NO_THROW(d = Decode(words)) << what;
   Error checked = Error::kOk;
   ASSERT_NO_THROW(checked = Check(words, DeviceLimits{})) << what;
+  CheckAgainstTables(words, d, what);
   const std::string text = Disassemble(words);
   ASSERT_FALSE(text.empty()) << what;
   // Any words survive disassembly and assembly, as .words when they do not decode.

@@ -35,6 +35,7 @@
 #include "runtime/device_backend.h"
 #include "runtime/executor.h"
 #include "sc_models/model_device/model_platform.h"
+#include "sc_models/model_device/timing_model.h"
 #include "sc_models/pcie/config_space.h"
 
 namespace tpu::sc {
@@ -668,6 +669,44 @@ TEST(MatmulKernel, BitExactWithTheDefinition) {
             EXPECT_EQ(got, want) << "MultiplyRows, " << (accumulate ? "accumulate" : "overwrite");
           }
         }
+      }
+    }
+  }
+}
+
+// ---- The timing model fed in pieces ---------------------------------------------------------
+
+// The model device replays a program's timing as its instructions are executed (TimingRun, on
+// the TimingWorker's thread): every figure equals TimingModel::Estimate's of the whole program,
+// whatever the pieces (one instruction at a time, small and large random pieces), on programs
+// whose ring streams (more instructions than the ring's slots) and short ones, on three devices.
+TEST(TimingRun, PiecesGiveTheWholeProgramsEstimate) {
+  std::mt19937_64 rng(53);
+  for (const char* name : {"n8", "n16", "v1"}) {
+    const devices::DeviceConfig& device = *devices::FindDevice(name);
+    const TimingModel model(device, device::ParsePcieLink("gen3x16"));
+    for (const auto& [m, k, nout] : {std::tuple<int64_t, int64_t, int64_t>{3, 20, 9},
+                                     {64, 96, 48},
+                                     {200, 256, 256}}) {
+      const DenseCase c = RandomDense(rng, m, k, nout);
+      const std::vector<isa::Instr> program =
+          compiler::LowerDense(c.x, c.layer, device.limits, {0x1'0000'0000, 1 << 26}).instrs;
+      const TimingEstimate whole = model.Estimate(program);
+      for (size_t most : {size_t{1}, size_t{7}, size_t{300}}) {
+        SCOPED_TRACE(std::string(name) + " " + std::to_string(program.size()) +
+                     " instructions, pieces of up to " + std::to_string(most));
+        TimingRun run(model);
+        for (size_t i = 0; i < program.size();) {
+          const size_t piece = std::min(program.size() - i, 1 + rng() % most);
+          run.Add(program.data() + i, piece);
+          i += piece;
+        }
+        const TimingEstimate e = run.Finish();
+        EXPECT_EQ(e.cycles, whole.cycles);
+        EXPECT_EQ(e.mxu_active_cycles, whole.mxu_active_cycles);
+        EXPECT_EQ(e.stalls, whole.stalls);
+        EXPECT_EQ(e.pcie_bytes_to_device, whole.pcie_bytes_to_device);
+        EXPECT_EQ(e.pcie_bytes_from_device, whole.pcie_bytes_from_device);
       }
     }
   }

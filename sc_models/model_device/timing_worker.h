@@ -1,0 +1,123 @@
+// The timing model's replay of a program on a thread of its own, beside the functional
+// execution (the model device runs the reference machine on a program's instructions while
+// the replay of the ones it has executed goes on): one TimingRun at a time, fed in pieces.
+// The estimate is the TimingRun's, so TimingModel::Estimate's of the whole program. (Header
+// only: the model device is its one user.)
+#ifndef TPU_SC_MODELS_MODEL_DEVICE_TIMING_WORKER_H_
+#define TPU_SC_MODELS_MODEL_DEVICE_TIMING_WORKER_H_
+
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "isa/isa_gen.h"
+#include "sc_models/model_device/timing_model.h"
+
+namespace tpu::sc {
+
+class TimingWorker {
+ public:
+  // `model` must outlive the worker.
+  explicit TimingWorker(const TimingModel& model);
+  ~TimingWorker();
+  TimingWorker(const TimingWorker&) = delete;
+  TimingWorker& operator=(const TimingWorker&) = delete;
+
+  // A new program: what was added before is dropped.
+  void Start();
+  // The program's next instructions, replayed on the worker's thread once more follow (the
+  // last piece is the caller's to replay in Finish: a program of one piece never waits for the
+  // thread, which on a loaded machine may wait a time slice to run).
+  void Add(std::vector<isa::Instr> instrs);
+  // The program is complete: its estimate. The pieces the thread has not begun, and the last,
+  // are replayed by the caller, who waits for the estimate anyway.
+  TimingEstimate Finish();
+
+ private:
+  void Loop();
+
+  const TimingModel& model_;
+  std::mutex mutex_;
+  std::condition_variable wake_;  // the thread: a piece, or stop
+  std::condition_variable idle_;  // the caller: the thread has finished its piece
+  std::deque<std::vector<isa::Instr>> pieces_;  // for the thread
+  std::vector<isa::Instr> last_;                 // the last piece added (the caller's)
+  std::unique_ptr<TimingRun> run_;
+  bool busy_ = false;  // the thread is replaying a piece into run_ (outside the lock)
+  bool stop_ = false;
+  std::thread thread_;  // last: starts once the members above exist
+};
+
+inline TimingWorker::TimingWorker(const TimingModel& model)
+    : model_(model), run_(std::make_unique<TimingRun>(model)), thread_([this] { Loop(); }) {}
+
+inline TimingWorker::~TimingWorker() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
+}
+
+inline void TimingWorker::Start() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  pieces_.clear();
+  last_.clear();
+  idle_.wait(lock, [this] { return !busy_; });  // the old run is no longer in use
+  run_ = std::make_unique<TimingRun>(model_);
+}
+
+inline void TimingWorker::Add(std::vector<isa::Instr> instrs) {
+  if (instrs.empty()) return;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (last_.empty()) {
+      last_ = std::move(instrs);
+      return;
+    }
+    pieces_.push_back(std::move(last_));
+    last_ = std::move(instrs);
+  }
+  wake_.notify_one();
+}
+
+inline TimingEstimate TimingWorker::Finish() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  idle_.wait(lock, [this] { return !busy_; });
+  std::deque<std::vector<isa::Instr>> rest = std::move(pieces_);
+  pieces_.clear();
+  rest.push_back(std::move(last_));
+  last_.clear();
+  std::unique_ptr<TimingRun> run = std::move(run_);
+  run_ = std::make_unique<TimingRun>(model_);
+  lock.unlock();
+  for (const std::vector<isa::Instr>& piece : rest) run->Add(piece.data(), piece.size());
+  return run->Finish();
+}
+
+inline void TimingWorker::Loop() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  for (;;) {
+    wake_.wait(lock, [this] { return stop_ || !pieces_.empty(); });
+    if (stop_) return;
+    std::vector<isa::Instr> piece = std::move(pieces_.front());
+    pieces_.pop_front();
+    TimingRun* run = run_.get();
+    busy_ = true;
+    lock.unlock();
+    run->Add(piece.data(), piece.size());
+    lock.lock();
+    busy_ = false;
+    idle_.notify_all();
+  }
+}
+
+}  // namespace tpu::sc
+
+#endif  // TPU_SC_MODELS_MODEL_DEVICE_TIMING_WORKER_H_
