@@ -19,8 +19,8 @@ module tpu_fpga_core #(
 
   localparam int unsigned AddrW     = tpu_isa_pkg::ReadHostDestWidth;
   localparam int unsigned PerfWidth = 10 * 64;
-  localparam int unsigned InBits    = 9 + 128 + 8 * N + DramWidth;
-  localparam int unsigned OutBits   = 12 + 48 + 8 * N + N + 2 * AddrW + 8 * N + N + 8 + 32 +
+  localparam int unsigned InBits    = 8 + 128 + 8 * N + DramWidth;
+  localparam int unsigned OutBits   = 11 + 48 + 8 * N + N + 2 * AddrW + 8 * N + N + 8 + 32 +
                                       PerfWidth;
 
   logic [InBits-1:0]  in_bits;

@@ -14,7 +14,7 @@ module tpu_fpga_ub #(
   output logic sdo_o
 );
 
-  localparam int unsigned InBits  = 7 + 4 * AddrWidth + 2 * RowWidth + N;
+  localparam int unsigned InBits  = 6 + 4 * AddrWidth + 2 * RowWidth + N;
   localparam int unsigned OutBits = 7 + 2 * RowWidth;
 
   logic [InBits-1:0]  in_bits;
