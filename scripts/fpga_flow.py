@@ -80,6 +80,28 @@ def critical_path(report_path):
     return None
 
 
+def describe_unfit(result, log_path):
+    """Sets result's demand and reason from the log of a nextpnr run that did not fit."""
+    with open(log_path) as f:
+        log = f.read()
+    # nextpnr prints the packed design's demand before it gives up ("ICESTORM_LC: 15342/
+    # 7680 199%"): the logic cells it needs, LUTs and flip-flops packed together.
+    demand = dict((m.group(1), int(m.group(2))) for m in
+                  re.finditer(r"(ICESTORM_\w+):\s+(\d+)/\s*\d+", log))
+    errors = [l.strip() for l in log.splitlines() if l.startswith("ERROR")]
+    error = errors[0] if errors else "nextpnr failed"
+    m = re.search(r"no BELs remaining to implement cell type '(\w+)'", error)
+    if m:
+        error = f"nextpnr ran out of {m.group(1)}"
+    cap = CAPACITY[result["device"]]
+    result["lcs_demand"] = demand.get("ICESTORM_LC")
+    result["reason"] = (
+        f"needs {result['lcs_demand'] or '?'} logic cells ({result['lut4']} LUT4, "
+        f"{result['ffs']} FFs), {result['rams']} RAM blocks, {result['dsps']} DSPs; "
+        f"{result['device']} has {cap['ICESTORM_LC']}, {cap['ICESTORM_RAM']}, "
+        f"{cap['ICESTORM_DSP']} ({error})")
+
+
 def cmd_run(args):
     for tool in ("yosys", "nextpnr-ice40", "icepack"):
         if not shutil.which(tool):
@@ -114,14 +136,8 @@ def cmd_run(args):
                          "--report", base + ".report.json", "--seed", "1",
                          "--timing-allow-fail"], base + ".nextpnr.log")
     if status != 0 or not os.path.isfile(base + ".report.json"):
-        with open(base + ".nextpnr.log") as f:
-            errors = [l.strip() for l in f if l.startswith("ERROR")]
-        cap = CAPACITY[args.device]
         result["routed"] = False
-        result["reason"] = (errors[0] if errors else "nextpnr failed") + (
-            f" (demand: {result['lut4']} LUT4, {result['rams']} RAM blocks, {result['dsps']} "
-            f"DSPs; {args.device} has {cap['ICESTORM_LC']} logic cells, "
-            f"{cap['ICESTORM_RAM']} RAM blocks, {cap['ICESTORM_DSP']} DSPs)")
+        describe_unfit(result, base + ".nextpnr.log")
     else:
         with open(base + ".report.json") as f:
             report = json.load(f)
@@ -168,6 +184,7 @@ def cmd_table(args):
         with open(path) as f:
             r = json.load(f)
         if not r["routed"]:
+            describe_unfit(r, os.path.join(args.dir, name + ".nextpnr.log"))
             rows.append(f"| {name} | {r['device']} | does not fit: {r['reason']} |||||||")
             continue
         cp = critical_path(os.path.join(args.dir, name + ".report.json")) or ("", "", "", "")
