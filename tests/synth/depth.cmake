@@ -5,7 +5,7 @@
 # read multiplexers, a few levels deep); the parameters that set the arithmetic (N where a sum
 # or a product grows with it, the controller's limits) are the defaults unless stated.
 # The blocks that contain others and take a minute or more (the requantization stage, the
-# activation pipeline, the controller, the DMA engine, the core, the host interface) are in the
+# activation pipeline, the controller, the DMA engine, the host interface) are in the
 # label `long`: their deepest paths are their parts' (measured in the short suite), or longer.
 # `make depth` runs them all and prints the table.
 set(depth_ctrl ${TPU_RTL_PKG} ${TPU_RTL_ISA_PKG} ${TPU_RTL_CTRL})
@@ -67,11 +67,9 @@ tpu_add_depth_test(tpu_host_dma_rd TOP tpu_host_dma_rd SOURCES ${depth_host}
   PARAMS MaxReadReq=64 NumTags=4 Timeout=64)
 tpu_add_depth_test(tpu_host_dma TOP tpu_host_dma SOURCES ${depth_host}
   PARAMS ${depth_small_host} NumTags=4 Timeout=64 LABEL long)
-# The core and the device at N = 4 with small memories: minutes each, label long.
-set(depth_core_params N=4 UbRows=64 AccRows=32 DramBytes=4096 ParamSets=2 DramWidth=32)
-tpu_add_depth_test(tpu_core TOP tpu_core
-  SOURCES ${TPU_RTL_PKG} ${TPU_RTL_ISA_PKG} ${TPU_RTL_CORE} PARAMS ${depth_core_params}
-  LABEL long)
+# The host interface at N = 4 with small buffers: a minute, label long. Not measured as
+# wholes: tpu_core and tpu_top (the flattened core to gates with `abc -g` took over 10 minutes
+# of CPU without finishing; every module they are made of is measured above, docs/fpga.md).
 tpu_add_depth_test(tpu_host_if TOP tpu_host_if SOURCES ${depth_host}
   PARAMS N=4 UbRows=64 AccRows=32 ParamSets=2 ${depth_small_host} NumTags=4 Timeout=64
   LABEL long)
