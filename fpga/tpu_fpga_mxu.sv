@@ -1,5 +1,5 @@
 // The MXU (rtl/mxu/tpu_mxu.sv) behind serial I/O (tpu_fpga_shift_io) for place and route on an
-// iCE40: five pins instead of the 233 the N = 4 array's ports need. Clock and reset go straight
+// iCE40: six pins instead of the 233 the N = 4 array's ports need. Clock and reset go straight
 // to the MXU; every other port is a bit of the input or the output shift register.
 module tpu_fpga_mxu #(
   parameter int unsigned N        = 4,   // array rows and columns

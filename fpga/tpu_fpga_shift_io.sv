@@ -1,6 +1,6 @@
 // Serial access to a block's ports for place and route on a small FPGA package: a block with
 // hundreds of port bits does not fit the pins of an iCE40 (the MXU at N = 4 needs 233), so the
-// wrappers under fpga/ reach its inputs and outputs through two shift registers and five pins.
+// wrappers under fpga/ reach its inputs and outputs through two shift registers and six pins.
 //
 // While shift_i is high, sdi_i enters the input register at bit 0 and every bit moves up one
 // (InBits cycles fill it; in_o is the register, so the block sees stable inputs otherwise).

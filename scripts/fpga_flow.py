@@ -5,7 +5,7 @@
                    --out DIR [--must-route] [--min-fmax MHZ]
       Synthesizes with Yosys `synth_ice40` (UP5K: `-dsp`, so multipliers become SB_MAC16, and
       `-spram`), places and routes with nextpnr-ice40 (HX8K in the ct256 package, UP5K in sg48;
-      no PCF: the wrappers under fpga/ need five pins, which nextpnr places itself), packs the
+      no PCF: the wrappers under fpga/ need six pins, which nextpnr places itself), packs the
       bitstream with icepack, and writes DIR/NAME.result.json and a one-line summary. READ.ys
       holds the Yosys commands that read the sources and set the parameters (written by CMake's
       tpu_synth_read(), cmake/TpuFpga.cmake). A design that does not fit is a result: its JSON
