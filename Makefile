@@ -65,7 +65,7 @@ synth: configure  ## Yosys synthesis checks, then the cell statistics
 fpga: configure  ## iCE40 HX8K/UP5K synthesis, place and route of each block, then the table
 	cmake --build $(BUILD) --target fpga
 
-# The logic-depth budget (docs/fpga.md): the ctests depth.* (label synth), then the table.
+# The logic-depth budget (docs/fpga.md): the ctests depth.* (labels synth and long), then the table.
 depth: configure  ## deepest gate path of every block against the 64-level budget, then the table
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -R '^depth\.' $(CTEST_ARGS); \
 	  status=$$?; cmake --build . --target depth_report; exit $$status
