@@ -4,7 +4,7 @@ BUILD   ?= build
 JOBS    ?= $(shell nproc 2>/dev/null || echo 2)
 CTEST_ARGS ?=
 
-.PHONY: all deps configure run example-fashion example-deep example-mnist test test-long sanitize fuzz lint synth waves bench bench-scale coverage format clean help
+.PHONY: all deps configure run example-fashion example-deep example-mnist test test-long sanitize fuzz lint synth fpga depth waves bench bench-scale coverage format clean help
 
 all: configure  ## build everything the tests need
 	cmake --build $(BUILD) -j $(JOBS)
@@ -59,6 +59,16 @@ lint: configure  ## verilator --lint-only -Wall on every RTL module
 synth: configure  ## Yosys synthesis checks, then the cell statistics
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L synth
 	@for f in $(BUILD)/synth/*.stat.txt; do echo "== $$f"; grep -E "Number of cells|mem_v2|DFF|Chip area" $$f | tail -8; done
+
+# iCE40 place and route (docs/fpga.md): each block behind its serial-I/O wrapper (fpga/) on an
+# HX8K or UP5K, a bitstream each, then the table (cells, DSPs, RAMs, flip-flops, Fmax, path).
+fpga: configure  ## iCE40 HX8K/UP5K synthesis, place and route of each block, then the table
+	cmake --build $(BUILD) --target fpga
+
+# The logic-depth budget (docs/fpga.md): the ctests depth.* (labels synth and long), then the table.
+depth: configure  ## deepest gate path of every block against the 64-level budget, then the table
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -R '^depth\.' $(CTEST_ARGS); \
+	  status=$$?; cmake --build . --target depth_report; exit $$status
 
 example-fashion: configure  ## the Fashion-MNIST CNN (examples/) on the RTL, checked vs golden
 	cmake --build $(BUILD) -j $(JOBS) --target tpu

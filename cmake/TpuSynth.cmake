@@ -82,3 +82,35 @@ function(tpu_add_synth_reject_test name)
   set_tests_properties(synth.${name} PROPERTIES LABELS synth TIMEOUT 900
     PASS_REGULAR_EXPRESSION "ERROR: parameter check ${ARG_EXPECT} failed")
 endfunction()
+
+# tpu_add_depth_test(<name> TOP <module> SOURCES <files...> [PARAMS <Name=Value...>]
+#                    [LABEL <label>])
+#
+# A ctest `depth.<name>` (label `synth`, or LABEL) for the logic-depth budget (docs/fpga.md):
+# scripts/logic_depth.py synthesizes the top generically, flattened, maps it to two-input gates
+# (`abc -g`), measures its longest path between flip-flops and ports (`ltp -noff`) and fails
+# above the block's ceiling: the 64-level budget, or the higher ceiling the list
+# TPU_DEPTH_CEILINGS names for a block not yet pipelined. Results in depth/<name>.depth.json
+# in the build tree (make depth prints them).
+set(TPU_DEPTH_SCRIPT ${CMAKE_SOURCE_DIR}/scripts/logic_depth.py)
+set(TPU_DEPTH_CEILINGS ${CMAKE_SOURCE_DIR}/tests/synth/depth_ceilings.txt)
+set_property(GLOBAL PROPERTY TPU_DEPTH_BLOCKS "")
+function(tpu_add_depth_test name)
+  cmake_parse_arguments(ARG "" "TOP;LABEL" "SOURCES;PARAMS" ${ARGN})
+  if(NOT YOSYS)
+    message(WARNING "yosys not found: depth.${name} not added")
+    return()
+  endif()
+  set(dir ${CMAKE_BINARY_DIR}/depth)
+  tpu_synth_read(body "${ARG_SOURCES}" "${ARG_PARAMS}" ${ARG_TOP})
+  file(WRITE ${dir}/${name}.read.ys "${body}")
+  add_test(NAME depth.${name}
+    COMMAND ${Python3_EXECUTABLE} ${TPU_DEPTH_SCRIPT} check --name ${name}
+            --read ${dir}/${name}.read.ys --top ${ARG_TOP} --ceilings ${TPU_DEPTH_CEILINGS}
+            --out ${dir})
+  if(NOT ARG_LABEL)
+    set(ARG_LABEL synth)
+  endif()
+  set_tests_properties(depth.${name} PROPERTIES LABELS ${ARG_LABEL} TIMEOUT 1800)
+  set_property(GLOBAL APPEND PROPERTY TPU_DEPTH_BLOCKS ${name})
+endfunction()

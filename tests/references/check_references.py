@@ -22,7 +22,7 @@ import subprocess
 import sys
 
 TOPS = ("rtl", "sc_models", "testbench", "host_driver", "tests", "waveforms", "bench", "docs",
-        "examples", "scripts", "isa", "regs", "cmake")
+        "examples", "scripts", "isa", "regs", "cmake", "fpga")
 CHECKED = (".md", ".h", ".cpp", ".sv", ".svh", ".py", ".txt", ".cmake", ".sh", ".in", ".gtkw",
            "Makefile")
 SKIP_MARKER = "check_references: made-up paths"
