@@ -260,12 +260,16 @@ DmaBuffer Device::dma_region() const {
   return {options_.host_base + ring_bytes, options_.host_size - ring_bytes};
 }
 
-void Device::WriteSlot(uint64_t ring_base, uint32_t slot, const isa::Words& words) {
-  uint8_t bytes[kSlotBytes];
-  for (size_t w = 0; w < words.size(); ++w) {
-    for (int b = 0; b < 4; ++b) bytes[4 * w + b] = static_cast<uint8_t>(words[w] >> (8 * b));
+void Device::WriteSlots(uint64_t ring_base, uint32_t slot, const isa::Words* words,
+                        uint32_t count) {
+  slot_bytes_.resize(kSlotBytes * count);
+  uint8_t* bytes = slot_bytes_.data();
+  for (uint32_t i = 0; i < count; ++i) {
+    for (size_t w = 0; w < words[i].size(); ++w) {
+      for (int b = 0; b < 4; ++b) *bytes++ = static_cast<uint8_t>(words[i][w] >> (8 * b));
+    }
   }
-  bus_.host_memory().Write(ring_base + kSlotBytes * slot, bytes, kSlotBytes);
+  bus_.host_memory().Write(ring_base + kSlotBytes * slot, slot_bytes_.data(), kSlotBytes * count);
 }
 
 PerfCounters Device::ReadPerf() {
@@ -318,9 +322,13 @@ RunResult Device::Run(const std::vector<isa::Instr>& program) {
     size_t next = 0;
     uint32_t tail = 0;
     auto fill = [&](uint32_t room) {
-      for (; room > 0 && next < count; --room) {
-        WriteSlot(base, tail, encoded[next++]);
-        tail = (tail + 1) % slots;
+      while (room > 0 && next < count) {
+        const auto run = static_cast<uint32_t>(
+            std::min<uint64_t>({room, slots - tail, static_cast<uint64_t>(count - next)}));
+        WriteSlots(base, tail, &encoded[next], run);
+        next += run;
+        tail = (tail + run) % slots;
+        room -= run;
       }
     };
     fill(slots - 1);

@@ -139,7 +139,10 @@ class Device {
   PerfCounters ReadPerf();
 
  private:
-  void WriteSlot(uint64_t ring_base, uint32_t slot, const isa::Words& words);
+  // Writes `count` encoded instructions into consecutive ring slots from `slot` (not past the
+  // ring's end) in one host-memory write: a long program is one write per pass over the ring,
+  // not one per instruction.
+  void WriteSlots(uint64_t ring_base, uint32_t slot, const isa::Words* words, uint32_t count);
   [[noreturn]] void ThrowHung(const std::string& why, double waited_ns);
   [[noreturn]] void ThrowError(const std::vector<isa::Instr>& program);
 
@@ -148,6 +151,7 @@ class Device {
   DeviceInfo info_;
   uint64_t dma_next_ = 0;
   bool ready_ = false;  // reset done and no error or hang since
+  std::vector<uint8_t> slot_bytes_;  // instructions on their way to the ring, as bytes
 };
 
 }  // namespace tpu::device

@@ -259,19 +259,22 @@ Machine::Step Machine::Exec(const isa::Matmul& instr) {
     block_acc_ = instr.acc;
     block_rows_ = instr.rows;
     block_accumulate_ = accumulate;
-    block_x_size_ = 0;
+    block_taps_size_ = 0;
+    block_sets_.clear();
+    block_tap_first_.clear();
     block_tile_ptrs_.clear();
   }
-  // The rows of the block: UB rows, or a window's taps and pad rows.
+  // The rows of the MATMUL: a range of UB rows, or a window's taps and pad rows.
+  RowSet set;
+  int64_t tap_first = -1;
   if (!instr.window) {
     ub_row(instr.ub + instr.rows - 1);  // range check of the last row
-    const auto* x = reinterpret_cast<const int8_t*>(ub_row(instr.ub));
-    const int8_t** rows = BlockRows(instr.rows);
-    for (int64_t r = 0; r < instr.rows; ++r) rows[r] = x + r * limits_.n;
+    set.base = reinterpret_cast<const int8_t*>(ub_row(instr.ub));
   } else {
     const int8_t* pad_row =
         &pad_rows_[static_cast<std::size_t>((instr.pad_value + 128) * limits_.n)];
-    const int8_t** rows = BlockRows(instr.rows);
+    const std::size_t first = BlockTaps(instr.rows);
+    const int8_t** rows = block_taps_.data() + first;
     for (int64_t r = 0; r < instr.rows; ++r) {
       // The tap of output pixel (r / out_w, r % out_w); outside the image it is the pad row.
       const int64_t iy = instr.y0 + r / instr.out_w * instr.stride_h;
@@ -281,7 +284,10 @@ Machine::Step Machine::Exec(const isa::Matmul& instr) {
                     ? reinterpret_cast<const int8_t*>(ub_row(instr.ub + iy * instr.image_w + ix))
                     : pad_row;
     }
+    tap_first = static_cast<int64_t>(first);
   }
+  block_sets_.push_back(set);
+  block_tap_first_.push_back(tap_first);
   block_tile_ptrs_.push_back(tile_.get());
   ++block_tiles_;
   return step;
@@ -289,21 +295,26 @@ Machine::Step Machine::Exec(const isa::Matmul& instr) {
 
 void Machine::Flush() {
   if (block_tiles_ == 0) return;
-  MultiplyBlocks(block_x_.data(), block_tile_ptrs_.data(), block_tiles_, block_rows_,
+  for (std::size_t t = 0; t < block_sets_.size(); ++t) {
+    if (block_tap_first_[t] >= 0) {
+      block_sets_[t].rows = block_taps_.data() + block_tap_first_[t];
+    }
+  }
+  MultiplyBlocks(block_sets_.data(), block_tile_ptrs_.data(), block_tiles_, block_rows_,
                  block_accumulate_, acc_row(block_acc_));
   block_tiles_ = 0;
   block_tile_ptrs_.clear();
   block_keep_.clear();
 }
 
-const int8_t** Machine::BlockRows(int64_t rows) {
-  const std::size_t first = block_x_size_;
-  block_x_size_ += static_cast<std::size_t>(rows);
+std::size_t Machine::BlockTaps(int64_t rows) {
+  const std::size_t first = block_taps_size_;
+  block_taps_size_ += static_cast<std::size_t>(rows);
   // Grown, never shrunk: the slots are written before they are read.
-  if (block_x_.size() < block_x_size_) {
-    block_x_.resize(std::max(block_x_size_, 2 * block_x_.size()));
+  if (block_taps_.size() < block_taps_size_) {
+    block_taps_.resize(std::max(block_taps_size_, 2 * block_taps_.size()));
   }
-  return block_x_.data() + first;
+  return first;
 }
 
 Machine::Step Machine::Exec(const isa::Activate& instr) {

@@ -134,19 +134,23 @@ class Machine {
   std::vector<int8_t> tile_bytes_;  // a tile read from the DRAM, to pack
   uint64_t packed_writes_ = 0;  // dram_.writes() when packed_ was last valid
   // The pending block of MATMULs: block_tiles_ of them onto block_rows_ accumulator rows from
-  // block_acc_ (block_tiles_ 0: none). MATMUL t's activation rows are block_x_[t * rows + r],
-  // its tile block_tile_ptrs_[t]: tile_, or a tile switched from since, which block_keep_
-  // holds until the block has run.
+  // block_acc_ (block_tiles_ 0: none). MATMUL t's activation rows are block_sets_[t]: a range
+  // of UB rows, or a window's taps, kept in block_taps_ from block_tap_first_[t] (resolved to
+  // pointers when the block runs: block_taps_ may grow meanwhile; -1 for a range); its tile
+  // block_tile_ptrs_[t]: tile_, or a tile switched from since, which block_keep_ holds until
+  // the block has run.
   int64_t block_tiles_ = 0;
   int64_t block_acc_ = 0;
   int64_t block_rows_ = 0;
   bool block_accumulate_ = false;
-  std::vector<const int8_t*> block_x_;  // the first block_x_size_ are the block's
-  std::size_t block_x_size_ = 0;
+  std::vector<RowSet> block_sets_;
+  std::vector<int64_t> block_tap_first_;
+  std::vector<const int8_t*> block_taps_;  // the first block_taps_size_ are the block's
+  std::size_t block_taps_size_ = 0;
   std::vector<const PackedTile*> block_tile_ptrs_;
   std::vector<TileRef> block_keep_;
-  // Room for `rows` more of the block's rows: where they go.
-  const int8_t** BlockRows(int64_t rows);
+  // Room for `rows` more taps of the block: the index of the first.
+  std::size_t BlockTaps(int64_t rows);
   std::vector<int8_t> pad_rows_;  // window MATMULs' taps outside the image: value v at (v + 128) N
   std::vector<int8_t> activated_;  // an ACTIVATE's output
   std::array<int, isa::kNumTokens> tokens_{};

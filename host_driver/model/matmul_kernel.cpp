@@ -12,13 +12,13 @@ namespace tpu::model {
 namespace {
 
 // The definition: one dot product per output, summed in uint32 (wraps like the accumulators).
-void MultiplyRowsPlain(const int8_t* const* rows, int64_t count, const PackedTile& tile,
+void MultiplyRowsPlain(const RowSet& rows, int64_t count, const PackedTile& tile,
                        bool accumulate, int32_t* out) {
   const int64_t n = tile.n();
   const int8_t* w = tile.tile().data();
   std::vector<uint32_t> sum(static_cast<size_t>(n));
   for (int64_t r = 0; r < count; ++r) {
-    const int8_t* x = rows[r];
+    const int8_t* x = rows.row(r, n);
     std::fill(sum.begin(), sum.end(), 0u);
     for (int64_t k = 0; k < n; ++k) {
       const int32_t xk = x[k];
@@ -52,7 +52,7 @@ __attribute__((target("avx2"))) void PairUp(const int8_t* x, int64_t n, int32_t*
 
 // AVX2: columns in blocks of 8 int32 lanes, up to four blocks (32 columns) in registers at a
 // time; each pair of input channels is one vpmaddwd per block.
-__attribute__((target("avx2"))) void MultiplyRowsAvx2(const int8_t* const* rows, int64_t count,
+__attribute__((target("avx2"))) void MultiplyRowsAvx2(const RowSet& rows, int64_t count,
                                                       const PackedTile& tile, bool accumulate,
                                                       int32_t* out) {
   const int64_t n = tile.n();
@@ -60,7 +60,7 @@ __attribute__((target("avx2"))) void MultiplyRowsAvx2(const int8_t* const* rows,
   const int16_t* packed = tile.pairs().data();
   alignas(64) int32_t xpairs[128];
   for (int64_t r = 0; r < count; ++r) {
-    PairUp(rows[r], n, xpairs);
+    PairUp(rows.row(r, n), n, xpairs);
     int32_t* o = out + r * n;
     for (int64_t c0 = 0; c0 < n; c0 += 32) {
       const int64_t blocks = (n - c0) >= 32 ? 4 : (n - c0) / 8;
@@ -87,8 +87,7 @@ __attribute__((target("avx2"))) void MultiplyRowsAvx2(const int8_t* const* rows,
 // AVX-512: 16 columns a register. N = 16 keeps the whole tile in eight registers; larger N
 // takes 64 columns (four accumulators) at a time.
 __attribute__((target("avx2,avx512f,avx512bw"))) void MultiplyRowsAvx512(
-    const int8_t* const* rows, int64_t count, const PackedTile& tile, bool accumulate,
-    int32_t* out) {
+    const RowSet& rows, int64_t count, const PackedTile& tile, bool accumulate, int32_t* out) {
   const int64_t n = tile.n();
   const int64_t pairs = n / 2;
   const int16_t* packed = tile.pairs().data();
@@ -97,7 +96,7 @@ __attribute__((target("avx2,avx512f,avx512bw"))) void MultiplyRowsAvx512(
     __m512i w[8];
     for (int p = 0; p < 8; ++p) w[p] = _mm512_loadu_si512(packed + 32 * p);
     for (int64_t r = 0; r < count; ++r) {
-      PairUp(rows[r], n, xpairs);
+      PairUp(rows.row(r, n), n, xpairs);
       __m512i acc = _mm512_setzero_si512();
       for (int p = 0; p < 8; ++p) {
         acc = _mm512_add_epi32(acc, _mm512_madd_epi16(_mm512_set1_epi32(xpairs[p]), w[p]));
@@ -109,7 +108,7 @@ __attribute__((target("avx2,avx512f,avx512bw"))) void MultiplyRowsAvx512(
     return;
   }
   for (int64_t r = 0; r < count; ++r) {
-    PairUp(rows[r], n, xpairs);
+    PairUp(rows.row(r, n), n, xpairs);
     int32_t* o = out + r * n;
     for (int64_t c0 = 0; c0 < n; c0 += 64) {
       const int64_t blocks = (n - c0) >= 64 ? 4 : (n - c0) / 16;
@@ -138,7 +137,7 @@ __attribute__((target("avx2,avx512f,avx512bw"))) void MultiplyRowsAvx512(
 // per register, on x + 128 (x ^ 0x80: unsigned); the tiles' bias (128 x their column sums) is
 // subtracted at the end.
 __attribute__((target("avx2,avx512f,avx512bw,avx512vnni"))) void MultiplyBlocksVnni(
-    const int8_t* const* rows, const PackedTile* const* tiles, int64_t num_tiles, int64_t count,
+    const RowSet* sets, const PackedTile* const* tiles, int64_t num_tiles, int64_t count,
     bool accumulate, int32_t* out) {
   const int64_t n = tiles[0]->n();
   const int64_t quads = n / 4;
@@ -170,12 +169,13 @@ __attribute__((target("avx2,avx512f,avx512bw,avx512vnni"))) void MultiplyBlocksV
         const int8_t* w = tiles[t]->quads().data();
         const __m512i w0 = _mm512_loadu_si512(w), w1 = _mm512_loadu_si512(w + 64);
         const __m512i w2 = _mm512_loadu_si512(w + 128), w3 = _mm512_loadu_si512(w + 192);
-        const int8_t* const* x = rows + t * count + r0;
+        const RowSet& x = sets[t];
         for (int64_t i = 0; i < kRows; ++i) {
           if (i >= rows_here) break;
           // The row's 16 bytes in every 128-bit lane, flipped to unsigned; then quad q in all.
           const __m512i v = _mm512_xor_si512(
-              _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x[i]))),
+              _mm512_broadcast_i32x4(
+                  _mm_loadu_si128(reinterpret_cast<const __m128i*>(x.row(r0 + i, 16)))),
               flip);
           even[i] = _mm512_dpbusd_epi32(even[i], _mm512_permutexvar_epi32(q0, v), w0);
           odd[i] = _mm512_dpbusd_epi32(odd[i], _mm512_permutexvar_epi32(q1, v), w1);
@@ -199,7 +199,7 @@ __attribute__((target("avx2,avx512f,avx512bw,avx512vnni"))) void MultiplyBlocksV
         acc[b] = accumulate ? _mm512_loadu_si512(o + c0 + 16 * b) : _mm512_setzero_si512();
       }
       for (int64_t t = 0; t < num_tiles; ++t) {
-        const uint8_t* x = reinterpret_cast<const uint8_t*>(rows[t * count + r]);
+        const uint8_t* x = reinterpret_cast<const uint8_t*>(sets[t].row(r, n));
         const int8_t* w = tiles[t]->quads().data();
         for (int64_t q = 0; q < quads; ++q) {
           uint32_t word;
@@ -288,22 +288,24 @@ void PackedTile::Pack(const std::vector<int8_t>& tile, int64_t n) {
 void MultiplyRows(const int8_t* const* rows, int64_t count, const PackedTile& tile,
                   bool accumulate, int32_t* out) {
   const PackedTile* tiles[1] = {&tile};
-  MultiplyBlocks(rows, tiles, 1, count, accumulate, out);
+  RowSet set;
+  set.rows = rows;
+  MultiplyBlocks(&set, tiles, 1, count, accumulate, out);
 }
 
-void MultiplyBlocks(const int8_t* const* rows, const PackedTile* const* tiles, int64_t num_tiles,
+void MultiplyBlocks(const RowSet* sets, const PackedTile* const* tiles, int64_t num_tiles,
                     int64_t count, bool accumulate, int32_t* out) {
   if (num_tiles <= 0) return;
   const Kernel kernel = KernelFor(tiles[0]->n());
 #ifdef TPU_MODEL_HAVE_AVX2_KERNEL
   if (kernel == Kernel::kVnni) {
-    MultiplyBlocksVnni(rows, tiles, num_tiles, count, accumulate, out);
+    MultiplyBlocksVnni(sets, tiles, num_tiles, count, accumulate, out);
     return;
   }
 #endif
   // One pass a tile, the later ones accumulating.
   for (int64_t t = 0; t < num_tiles; ++t) {
-    const int8_t* const* tile_rows = rows + t * count;
+    const RowSet& tile_rows = sets[t];
     const bool acc = accumulate || t > 0;
     switch (kernel) {
 #ifdef TPU_MODEL_HAVE_AVX2_KERNEL

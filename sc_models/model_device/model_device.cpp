@@ -399,7 +399,7 @@ void ModelDevice::FetchAndExecute() {
   constexpr size_t kSlice = 8192;
   model::RunResult r;
   for (size_t from = begin;;) {
-    std::vector<isa::Instr> executed;
+    std::vector<isa::Instr> executed = timing_worker_.Spare();
     executed.reserve(std::min(kSlice, words_.size() - from));
     r = machine_.Resume(words_, from, &executed, from + kSlice);
     CountRows(executed, static_cast<uint64_t>(device_.limits.n), rows_);

@@ -618,9 +618,12 @@ INSTANTIATE_TEST_SUITE_P(
 // for a run of them onto the same rows, vectorized where the CPU allows) against the
 // definition, a plain wrapping dot product summed over the tiles, at every array size the ISA
 // allows, with the extreme values (-128 x -128 sums, wrapping accumulators) and random ones,
-// for 1 to 5 tiles and row counts that are and are not multiples of the kernel's 4.
+// for 1 to 5 tiles and row counts that are and are not multiples of the kernel's 4, with each
+// MATMUL's rows given as a list of row pointers (a window's taps), as a range (UB rows), and
+// the two mixed in one block.
 TEST(MatmulKernel, BitExactWithTheDefinition) {
   std::mt19937_64 rng(37);
+  enum class Form { kPointers, kRanges, kMixed };
   for (int64_t n = 2; n <= 256; n *= 2) {
     for (int extreme = 0; extreme < 2; ++extreme) {
       for (int64_t tiles : {1, 2, 5}) {
@@ -636,13 +639,11 @@ TEST(MatmulKernel, BitExactWithTheDefinition) {
         }
         std::vector<const model::PackedTile*> tile_pointers;
         for (const auto& p : packed) tile_pointers.push_back(&p);
-        // Row r of tile t at rows[t * count + r].
-        std::vector<std::vector<int8_t>> rows(size_t(tiles * count), std::vector<int8_t>(size_t(n)));
+        // Row r of tile t at rows[(t * count + r) * n], one after the other.
+        std::vector<int8_t> rows(size_t(tiles * count * n));
+        for (int8_t& v : rows) v = value();
         std::vector<const int8_t*> pointers;
-        for (auto& row : rows) {
-          for (int8_t& v : row) v = value();
-          pointers.push_back(row.data());
-        }
+        for (int64_t i = 0; i < tiles * count; ++i) pointers.push_back(&rows[size_t(i * n)]);
         for (bool accumulate : {false, true}) {
           std::vector<int32_t> out(size_t(count * n));
           for (int32_t& v : out) v = extreme ? 2147483000 : static_cast<int32_t>(rng());
@@ -652,19 +653,32 @@ TEST(MatmulKernel, BitExactWithTheDefinition) {
               uint32_t sum = accumulate ? static_cast<uint32_t>(want[size_t(r * n + c)]) : 0u;
               for (int64_t t = 0; t < tiles; ++t) {
                 for (int64_t k = 0; k < n; ++k) {
-                  sum += static_cast<uint32_t>(int32_t{rows[size_t(t * count + r)][size_t(k)]} *
+                  sum += static_cast<uint32_t>(int32_t{rows[size_t((t * count + r) * n + k)]} *
                                                weights[size_t(t)][size_t(k * n + c)]);
                 }
               }
               want[size_t(r * n + c)] = static_cast<int32_t>(sum);
             }
           }
-          std::vector<int32_t> got = out;
-          model::MultiplyBlocks(pointers.data(), tile_pointers.data(), tiles, count, accumulate,
-                                got.data());
-          EXPECT_EQ(got, want) << (accumulate ? "accumulate" : "overwrite");
+          for (Form form : {Form::kPointers, Form::kRanges, Form::kMixed}) {
+            const char* form_name =
+                form == Form::kPointers ? "pointers" : form == Form::kRanges ? "ranges" : "mixed";
+            std::vector<model::RowSet> sets(static_cast<size_t>(tiles));
+            for (int64_t t = 0; t < tiles; ++t) {
+              const bool range = form == Form::kRanges || (form == Form::kMixed && t % 2 == 1);
+              if (range) {
+                sets[size_t(t)].base = &rows[size_t(t * count * n)];
+              } else {
+                sets[size_t(t)].rows = &pointers[size_t(t * count)];
+              }
+            }
+            std::vector<int32_t> got = out;
+            model::MultiplyBlocks(sets.data(), tile_pointers.data(), tiles, count, accumulate,
+                                  got.data());
+            EXPECT_EQ(got, want) << form_name << ", " << (accumulate ? "accumulate" : "overwrite");
+          }
           if (tiles == 1) {
-            got = out;
+            std::vector<int32_t> got = out;
             model::MultiplyRows(pointers.data(), count, packed[0], accumulate, got.data());
             EXPECT_EQ(got, want) << "MultiplyRows, " << (accumulate ? "accumulate" : "overwrite");
           }
