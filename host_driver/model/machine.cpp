@@ -206,20 +206,37 @@ Machine::Step Machine::Exec(const isa::WriteHost& instr) {
 
 TileRef Machine::PackedTileAt(uint64_t tile) {
   if (packed_writes_ != dram_.writes()) {
-    packed_.clear();
+    ForgetPackedTiles();
     packed_writes_ = dram_.writes();
   }
-  const auto found = packed_.find(tile);
-  if (found != packed_.end()) return found->second;
+  const auto tile_bytes = static_cast<uint64_t>(isa::DerivedTileBytes(limits_));
+  const auto read = [&] {
+    tile_bytes_.resize(tile_bytes);
+    dram_.Read(tile * tile_bytes, reinterpret_cast<uint8_t*>(tile_bytes_.data()), tile_bytes);
+    return TileRef::Make(tile_bytes_, limits_.n);
+  };
+  // Slots for the tiles up to the highest used, at most 1 M (8 MiB; tiny tiles of a huge DRAM
+  // past that are packed at each use), none past the DRAM (the read says so).
+  const uint64_t max_slots = std::min(uint64_t{1} << 20, dram_.size() / tile_bytes);
+  if (tile >= packed_.size()) {
+    if (tile >= max_slots) return read();
+    packed_.resize(std::min(max_slots, std::max<uint64_t>(tile + 1, 2 * packed_.size())));
+  }
+  TileRef& slot = packed_[tile];
+  if (slot) return slot;
   // Kept up to ~64 MiB of packed tiles (256 K tiles at N = 16, 1 K at N = 256), then packed
   // again as they come.
-  const auto tile_bytes = static_cast<uint64_t>(isa::DerivedTileBytes(limits_));
-  if (packed_.size() >= (uint64_t{64} << 20) / (tile_bytes + 4 * limits_.n)) packed_.clear();
-  tile_bytes_.resize(tile_bytes);
-  dram_.Read(tile * tile_bytes, reinterpret_cast<uint8_t*>(tile_bytes_.data()), tile_bytes);
-  TileRef ref = std::make_shared<const PackedTile>(tile_bytes_, limits_.n);
-  packed_.emplace(tile, ref);
-  return ref;
+  if (packed_used_.size() >= (uint64_t{64} << 20) / (tile_bytes + 4 * limits_.n)) {
+    ForgetPackedTiles();
+  }
+  slot = read();
+  packed_used_.push_back(tile);
+  return slot;
+}
+
+void Machine::ForgetPackedTiles() {
+  for (const uint64_t tile : packed_used_) packed_[tile].reset();
+  packed_used_.clear();
 }
 
 Machine::Step Machine::Exec(const isa::ReadWeights& instr) {

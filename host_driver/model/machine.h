@@ -23,10 +23,8 @@
 #include <array>
 #include <cstdint>
 #include <deque>
-#include <memory>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "golden/activation.h"
@@ -35,13 +33,9 @@
 #include "model/matmul_kernel.h"
 #include "model/run_result.h"
 #include "model/sparse_memory.h"
+#include "model/tile_ref.h"
 
 namespace tpu::model {
-
-// A weight tile as the MXU holds it, packed for the kernel (its bytes: N rows, input channel
-// k, of N int8, output column c, at k * N + c), shared between the weight FIFO, the MXU and the
-// machine's cache of the weight DRAM's tiles.
-using TileRef = std::shared_ptr<const PackedTile>;
 
 class Machine {
  public:
@@ -127,10 +121,13 @@ class Machine {
   golden::Lut lut_{};
   std::deque<TileRef> fifo_;
   TileRef tile_;
-  // The weight DRAM's tiles as READ_WEIGHTS packed them, by tile index, while dram_ has not
-  // been written since (a layer's tiles are pushed once per M chunk: packed once).
+  // The weight DRAM's tiles as READ_WEIGHTS packed them, by tile index (a slot per tile of the
+  // DRAM, null until packed), while dram_ has not been written since (a layer's tiles are
+  // pushed once per M chunk: packed once). packed_used_ lists the slots filled.
   TileRef PackedTileAt(uint64_t tile);
-  std::unordered_map<uint64_t, TileRef> packed_;
+  void ForgetPackedTiles();
+  std::vector<TileRef> packed_;
+  std::vector<uint64_t> packed_used_;
   std::vector<int8_t> tile_bytes_;  // a tile read from the DRAM, to pack
   uint64_t packed_writes_ = 0;  // dram_.writes() when packed_ was last valid
   // The pending block of MATMULs: block_tiles_ of them onto block_rows_ accumulator rows from

@@ -101,6 +101,59 @@ TEST_P(MachineCompute, MatmulMatchesGemm) {
   }
 }
 
+// The machine packs each weight-DRAM tile once and shares it between READ_WEIGHTS pushes; a
+// tile already in the FIFO keeps the bytes it was read with when the DRAM is written after it
+// (by READ_HOST, or by the host between runs), and a tile read after the write has the new ones.
+TEST_P(MachineCompute, WeightTilesFollowTheDramAcrossRewrites) {
+  std::mt19937_64 rng(TestSeed() + 1);
+  Machine machine(Limits());
+  const int64_t n = machine.n();
+  const int64_t rows = Uniform(rng, 1, 40);
+  const auto tile_size = static_cast<std::size_t>(n * n);
+  const std::vector<uint8_t> old_tile = RandomBytes(rng, tile_size);
+  const std::vector<uint8_t> new_tile = RandomBytes(rng, tile_size);
+  const std::vector<uint8_t> x = RandomBytes(rng, static_cast<std::size_t>(rows * n));
+  machine.host().Write(0x10000, old_tile);
+  machine.host().Write(0x18000, new_tile);
+  machine.host().Write(0x20000, x);
+  const std::string r = std::to_string(rows), t = std::to_string(tile_size);
+  auto matmul = [&](int64_t acc) {
+    return "MATMUL ub=0 acc=" + std::to_string(acc) + " rows=" + r +
+           " acc_mode=overwrite new_tile=1\n";
+  };
+  const RunResult result = RunAsm(
+      machine, "READ_HOST target=dram host=0x10000 dest=" + t + " length=" + t +
+                   " signal=t0\n"
+                   "READ_HOST target=ub host=0x20000 dest=0 length=" +
+                   std::to_string(rows * n) +
+                   " signal=t1\n"
+                   "READ_WEIGHTS dram_tile=1 tiles=1 wait=t0\n"
+                   "READ_WEIGHTS dram_tile=1 tiles=1 signal=t2\n"
+                   "READ_HOST target=dram host=0x18000 dest=" + t + " length=" + t +
+                   " wait=t2 signal=t0\n"
+                   "READ_WEIGHTS dram_tile=1 tiles=1 wait=t0\n" +
+                   "SYNC wait=t1\n" + matmul(0) + matmul(100) + matmul(200) + "HALT\n");
+  ASSERT_TRUE(result.halted()) << ToString(result);
+  const golden::Tensor<int8_t> x0 = UbTensor(machine, 0, rows);
+  const golden::Tensor<int32_t> with_old = golden::Gemm(x0, TileTensor(old_tile, 0, n));
+  const golden::Tensor<int32_t> with_new = golden::Gemm(x0, TileTensor(new_tile, 0, n));
+  for (int64_t i = 0; i < rows * n; ++i) {
+    const auto s = static_cast<std::size_t>(i);
+    ASSERT_EQ(machine.acc_row(0)[i], with_old.data[s]) << "first push, element " << i;
+    ASSERT_EQ(machine.acc_row(100)[i], with_old.data[s]) << "second push, element " << i;
+    ASSERT_EQ(machine.acc_row(200)[i], with_new.data[s]) << "after the write, element " << i;
+  }
+  // The host writes the DRAM directly between runs: the next run reads what it wrote.
+  machine.dram().Write(static_cast<uint64_t>(n * n), old_tile);
+  const RunResult again =
+      RunAsm(machine, "READ_WEIGHTS dram_tile=1 tiles=1\n" + matmul(300) + "HALT\n");
+  ASSERT_TRUE(again.halted()) << ToString(again);
+  for (int64_t i = 0; i < rows * n; ++i) {
+    ASSERT_EQ(machine.acc_row(300)[i], with_old.data[static_cast<std::size_t>(i)])
+        << "next run, element " << i;
+  }
+}
+
 // Random parameters: per-channel bias, multiplier and shift over the whole supported range.
 ParamSet RandomParams(std::mt19937_64& rng, int64_t n) {
   ParamSet set;
