@@ -395,8 +395,10 @@ void ModelDevice::FetchAndExecute() {
     fetch_ = static_cast<uint32_t>((fetch_ + count) & mask);
   }
   // The machine executes the slots in slices, each handed to the timing model's thread as it
-  // is done, so that the replay runs beside the execution of the next.
-  constexpr size_t kSlice = 8192;
+  // is done, so that the replay runs beside the execution of the next. Small enough that what
+  // is left to replay when the program ends (the last slice, and the one the thread may be
+  // replaying) is short: the caller waits for it.
+  constexpr size_t kSlice = 2048;
   model::RunResult r;
   for (size_t from = begin;;) {
     std::vector<isa::Instr> executed = timing_worker_.Spare();

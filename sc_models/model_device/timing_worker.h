@@ -55,6 +55,9 @@ class TimingWorker {
   std::vector<isa::Instr> last_;                 // the last piece added (the caller's)
   std::vector<std::vector<isa::Instr>> spare_;   // replayed pieces' storage, emptied
   std::unique_ptr<TimingRun> run_;
+  // Finished runs, freed by the thread: a long program's run holds megabytes whose release
+  // need not delay the caller.
+  std::vector<std::unique_ptr<TimingRun>> finished_;
   bool busy_ = false;  // the thread is replaying a piece into run_ (outside the lock)
   bool stop_ = false;
   std::thread thread_;  // last: starts once the members above exist
@@ -124,14 +127,25 @@ inline TimingEstimate TimingWorker::Finish() {
   TimingEstimate estimate = run->Finish();
   lock.lock();
   for (std::vector<isa::Instr>& piece : rest) Recycle(std::move(piece));
+  finished_.push_back(std::move(run));
+  lock.unlock();
+  wake_.notify_one();
   return estimate;
 }
 
 inline void TimingWorker::Loop() {
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
-    wake_.wait(lock, [this] { return stop_ || !pieces_.empty(); });
+    wake_.wait(lock, [this] { return stop_ || !pieces_.empty() || !finished_.empty(); });
     if (stop_) return;
+    if (!finished_.empty()) {
+      std::vector<std::unique_ptr<TimingRun>> finished = std::move(finished_);
+      finished_.clear();
+      lock.unlock();
+      finished.clear();
+      lock.lock();
+      continue;
+    }
     std::vector<isa::Instr> piece = std::move(pieces_.front());
     pieces_.pop_front();
     TimingRun* run = run_.get();
