@@ -58,7 +58,8 @@ void Machine::Start() {
   Flush();
   tokens_ = {};
   fifo_.clear();
-  tile_.reset();  // the next MATMUL switches tiles (or raises NO_TILE)
+  tile_ = nullptr;  // the next MATMUL switches tiles (or raises NO_TILE)
+  retired_.clear();  // nothing uses them now
 }
 
 RunResult Machine::Resume(const std::vector<isa::Words>& program, std::size_t begin,
@@ -204,7 +205,7 @@ Machine::Step Machine::Exec(const isa::WriteHost& instr) {
   return step;
 }
 
-TileRef Machine::PackedTileAt(uint64_t tile) {
+const PackedTile* Machine::PackedTileAt(uint64_t tile) {
   if (packed_writes_ != dram_.writes()) {
     ForgetPackedTiles();
     packed_writes_ = dram_.writes();
@@ -213,17 +214,23 @@ TileRef Machine::PackedTileAt(uint64_t tile) {
   const auto read = [&] {
     tile_bytes_.resize(tile_bytes);
     dram_.Read(tile * tile_bytes, reinterpret_cast<uint8_t*>(tile_bytes_.data()), tile_bytes);
-    return TileRef::Make(tile_bytes_, limits_.n);
+    return std::make_unique<PackedTile>(tile_bytes_, limits_.n);
   };
   // Slots for the tiles up to the highest used, at most 1 M (8 MiB; tiny tiles of a huge DRAM
-  // past that are packed at each use), none past the DRAM (the read says so).
+  // past that are packed at each use and retired at once), none past the DRAM (the read says
+  // so).
   const uint64_t max_slots = std::min(uint64_t{1} << 20, dram_.size() / tile_bytes);
   if (tile >= packed_.size()) {
-    if (tile >= max_slots) return read();
+    if (tile >= max_slots) {
+      retired_.push_back(read());
+      const PackedTile* packed = retired_.back().get();
+      if (retired_.size() > retired_limit_) PruneRetired();
+      return packed;
+    }
     packed_.resize(std::min(max_slots, std::max<uint64_t>(tile + 1, 2 * packed_.size())));
   }
-  TileRef& slot = packed_[tile];
-  if (slot) return slot;
+  std::unique_ptr<PackedTile>& slot = packed_[tile];
+  if (slot) return slot.get();
   // Kept up to ~64 MiB of packed tiles (256 K tiles at N = 16, 1 K at N = 256), then packed
   // again as they come.
   if (packed_used_.size() >= (uint64_t{64} << 20) / (tile_bytes + 4 * limits_.n)) {
@@ -231,12 +238,30 @@ TileRef Machine::PackedTileAt(uint64_t tile) {
   }
   slot = read();
   packed_used_.push_back(tile);
-  return slot;
+  return slot.get();
 }
 
 void Machine::ForgetPackedTiles() {
-  for (const uint64_t tile : packed_used_) packed_[tile].reset();
+  for (const uint64_t tile : packed_used_) {
+    if (packed_[tile]) retired_.push_back(std::move(packed_[tile]));
+  }
   packed_used_.clear();
+  PruneRetired();
+}
+
+void Machine::PruneRetired() {
+  std::vector<const PackedTile*> used(fifo_.begin(), fifo_.end());
+  used.push_back(tile_);
+  used.insert(used.end(), block_tile_ptrs_.begin(), block_tile_ptrs_.end());
+  std::sort(used.begin(), used.end());
+  std::size_t kept = 0;
+  for (std::unique_ptr<PackedTile>& tile : retired_) {
+    if (std::binary_search(used.begin(), used.end(), tile.get())) {
+      retired_[kept++] = std::move(tile);
+    }
+  }
+  retired_.resize(kept);  // frees the rest
+  retired_limit_ = std::max<std::size_t>(1024, 2 * kept);
 }
 
 Machine::Step Machine::Exec(const isa::ReadWeights& instr) {
@@ -255,10 +280,7 @@ Machine::Step Machine::Exec(const isa::Matmul& instr) {
           "relies on a later READ_WEIGHTS)";
       return step;
     }
-    // The tile switched from stays alive (moved, not copied: no reference count moves) until
-    // the block that may use it has run.
-    if (tile_ && block_tiles_ > 0) block_keep_.push_back(std::move(tile_));
-    tile_ = std::move(fifo_.front());
+    tile_ = fifo_.front();
     fifo_.pop_front();
   } else if (!tile_) {
     step.status = RunStatus::kDeviceError;
@@ -305,7 +327,7 @@ Machine::Step Machine::Exec(const isa::Matmul& instr) {
   }
   block_sets_.push_back(set);
   block_tap_first_.push_back(tap_first);
-  block_tile_ptrs_.push_back(tile_.get());
+  block_tile_ptrs_.push_back(tile_);
   ++block_tiles_;
   return step;
 }
@@ -321,7 +343,6 @@ void Machine::Flush() {
                  block_accumulate_, acc_row(block_acc_));
   block_tiles_ = 0;
   block_tile_ptrs_.clear();
-  block_keep_.clear();
 }
 
 std::size_t Machine::BlockTaps(int64_t rows) {

@@ -23,6 +23,7 @@
 #include <array>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,7 +34,6 @@
 #include "model/matmul_kernel.h"
 #include "model/run_result.h"
 #include "model/sparse_memory.h"
-#include "model/tile_ref.h"
 
 namespace tpu::model {
 
@@ -65,8 +65,8 @@ class Machine {
   const golden::Lut& lut() const { return lut_; }
 
   // State of the last run: the weight FIFO and the tile the MXU holds.
-  const std::deque<TileRef>& weight_fifo() const { return fifo_; }
-  const TileRef& current_tile() const { return tile_; }  // null: none
+  const std::deque<const PackedTile*>& weight_fifo() const { return fifo_; }
+  const PackedTile* current_tile() const { return tile_; }  // null: none
   const std::array<int, isa::kNumTokens>& tokens() const { return tokens_; }
 
   // Starts the queue (tokens cleared, weight FIFO emptied, no current tile, like the device's
@@ -119,23 +119,31 @@ class Machine {
   SparseMemory dram_;
   std::vector<uint8_t> param_;
   golden::Lut lut_{};
-  std::deque<TileRef> fifo_;
-  TileRef tile_;
+  // The weight FIFO and the MXU's tile (null: none): tiles owned by packed_ or retired_.
+  std::deque<const PackedTile*> fifo_;
+  const PackedTile* tile_ = nullptr;
   // The weight DRAM's tiles as READ_WEIGHTS packed them, by tile index (a slot per tile of the
   // DRAM, null until packed), while dram_ has not been written since (a layer's tiles are
-  // pushed once per M chunk: packed once). packed_used_ lists the slots filled.
-  TileRef PackedTileAt(uint64_t tile);
+  // pushed once per M chunk: packed once). packed_used_ lists the slots filled. Tiles leave
+  // the cache for retired_, which keeps those the FIFO, the MXU or the pending block still
+  // use (they keep the bytes they were read with) and frees the others. Plain pointers
+  // everywhere else: a 1024^3 layer at N = 16 pushes 139,264 tiles, and a count per push
+  // would touch a cold line each.
+  const PackedTile* PackedTileAt(uint64_t tile);
   void ForgetPackedTiles();
-  std::vector<TileRef> packed_;
+  // Frees the retired tiles that nothing uses any more.
+  void PruneRetired();
+  std::vector<std::unique_ptr<PackedTile>> packed_;
   std::vector<uint64_t> packed_used_;
+  std::vector<std::unique_ptr<PackedTile>> retired_;
+  std::size_t retired_limit_ = 1024;  // PruneRetired when retired_ grows past this
   std::vector<int8_t> tile_bytes_;  // a tile read from the DRAM, to pack
   uint64_t packed_writes_ = 0;  // dram_.writes() when packed_ was last valid
   // The pending block of MATMULs: block_tiles_ of them onto block_rows_ accumulator rows from
   // block_acc_ (block_tiles_ 0: none). MATMUL t's activation rows are block_sets_[t]: a range
   // of UB rows, or a window's taps, kept in block_taps_ from block_tap_first_[t] (resolved to
   // pointers when the block runs: block_taps_ may grow meanwhile; -1 for a range); its tile
-  // block_tile_ptrs_[t]: tile_, or a tile switched from since, which block_keep_ holds until
-  // the block has run.
+  // block_tile_ptrs_[t]: tile_, or a tile switched from since.
   int64_t block_tiles_ = 0;
   int64_t block_acc_ = 0;
   int64_t block_rows_ = 0;
@@ -145,7 +153,6 @@ class Machine {
   std::vector<const int8_t*> block_taps_;  // the first block_taps_size_ are the block's
   std::size_t block_taps_size_ = 0;
   std::vector<const PackedTile*> block_tile_ptrs_;
-  std::vector<TileRef> block_keep_;
   // Room for `rows` more taps of the block: the index of the first.
   std::size_t BlockTaps(int64_t rows);
   std::vector<int8_t> pad_rows_;  // window MATMULs' taps outside the image: value v at (v + 128) N
