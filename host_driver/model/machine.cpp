@@ -179,9 +179,19 @@ Machine::Step Machine::Exec(const isa::ReadHost& instr) {
       // Byte i to row dest + i / N, byte i % N: contiguous from the start of row dest.
       host_.Read(instr.host, ub_row(instr.dest), instr.length);
       break;
-    case isa::Target::kDram:
+    case isa::Target::kDram: {
+      // The packed tiles the write overlaps leave the cache; the others stay valid (a layer
+      // that streams its weights writes one column of tiles after another). Any other write to
+      // the DRAM since the cache was valid empties all of it (PackedTileAt).
+      const bool cache_valid = packed_writes_ == dram_.writes();
       dram_.Write(instr.dest, host_.Read(instr.host, instr.length));
+      if (cache_valid && instr.length > 0) {
+        const auto tile_bytes = static_cast<uint64_t>(isa::DerivedTileBytes(limits_));
+        ForgetPackedTiles(instr.dest / tile_bytes, (instr.dest + instr.length - 1) / tile_bytes);
+        packed_writes_ = dram_.writes();
+      }
       break;
+    }
     case isa::Target::kParam:
       host_.Read(instr.host, &param_[instr.dest], instr.length);
       break;
@@ -207,7 +217,7 @@ Machine::Step Machine::Exec(const isa::WriteHost& instr) {
 
 const PackedTile* Machine::PackedTileAt(uint64_t tile) {
   if (packed_writes_ != dram_.writes()) {
-    ForgetPackedTiles();
+    ForgetPackedTiles(0, packed_.size());
     packed_writes_ = dram_.writes();
   }
   const auto tile_bytes = static_cast<uint64_t>(isa::DerivedTileBytes(limits_));
@@ -233,20 +243,41 @@ const PackedTile* Machine::PackedTileAt(uint64_t tile) {
   if (slot) return slot.get();
   // Kept up to ~64 MiB of packed tiles (256 K tiles at N = 16, 1 K at N = 256), then packed
   // again as they come.
-  if (packed_used_.size() >= (uint64_t{64} << 20) / (tile_bytes + 4 * limits_.n)) {
-    ForgetPackedTiles();
+  if (packed_live_ >= (uint64_t{64} << 20) / (tile_bytes + 4 * limits_.n)) {
+    ForgetPackedTiles(0, packed_.size());
   }
   slot = read();
+  ++packed_live_;
   packed_used_.push_back(tile);
   return slot.get();
 }
 
-void Machine::ForgetPackedTiles() {
-  for (const uint64_t tile : packed_used_) {
-    if (packed_[tile]) retired_.push_back(std::move(packed_[tile]));
+void Machine::ForgetPackedTiles(uint64_t first, uint64_t last) {
+  const std::size_t retired_before = retired_.size();
+  const auto retire = [&](uint64_t tile) {
+    if (packed_[tile]) {
+      retired_.push_back(std::move(packed_[tile]));
+      --packed_live_;
+    }
+  };
+  if (last - first >= packed_used_.size()) {
+    for (const uint64_t tile : packed_used_) {
+      if (tile >= first && tile <= last) retire(tile);
+    }
+  } else {
+    for (uint64_t tile = first; tile <= last && tile < packed_.size(); ++tile) retire(tile);
   }
-  packed_used_.clear();
-  PruneRetired();
+  if (packed_live_ == 0) {
+    packed_used_.clear();
+  } else if (packed_used_.size() > 2 * packed_live_ + 1024) {
+    // Slots emptied (or filled again) since they were listed: list each filled one once.
+    std::sort(packed_used_.begin(), packed_used_.end());
+    packed_used_.erase(std::unique(packed_used_.begin(), packed_used_.end()), packed_used_.end());
+    packed_used_.erase(std::remove_if(packed_used_.begin(), packed_used_.end(),
+                                      [&](uint64_t tile) { return !packed_[tile]; }),
+                       packed_used_.end());
+  }
+  if (retired_.size() != retired_before) PruneRetired();
 }
 
 void Machine::PruneRetired() {

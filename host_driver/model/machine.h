@@ -123,18 +123,22 @@ class Machine {
   std::deque<const PackedTile*> fifo_;
   const PackedTile* tile_ = nullptr;
   // The weight DRAM's tiles as READ_WEIGHTS packed them, by tile index (a slot per tile of the
-  // DRAM, null until packed), while dram_ has not been written since (a layer's tiles are
-  // pushed once per M chunk: packed once). packed_used_ lists the slots filled. Tiles leave
-  // the cache for retired_, which keeps those the FIFO, the MXU or the pending block still
-  // use (they keep the bytes they were read with) and frees the others. Plain pointers
-  // everywhere else: a 1024^3 layer at N = 16 pushes 139,264 tiles, and a count per push
-  // would touch a cold line each.
+  // DRAM, null until packed): a layer's tiles are pushed once per M chunk, packed once. A
+  // READ_HOST to the DRAM empties the slots it overlaps; any other change of dram_ (seen in
+  // its write count, packed_writes_) empties them all. packed_used_ lists the slots filled
+  // (some perhaps emptied since), packed_live_ counts them. Tiles leave the cache for
+  // retired_, which keeps those the FIFO, the MXU or the pending block still use (they keep
+  // the bytes they were read with) and frees the others. Plain pointers everywhere else: a
+  // 1024^3 layer at N = 16 pushes 139,264 tiles, and a count per push would touch a cold line
+  // each.
   const PackedTile* PackedTileAt(uint64_t tile);
-  void ForgetPackedTiles();
+  // Empties the slots of tiles first..last.
+  void ForgetPackedTiles(uint64_t first, uint64_t last);
   // Frees the retired tiles that nothing uses any more.
   void PruneRetired();
   std::vector<std::unique_ptr<PackedTile>> packed_;
   std::vector<uint64_t> packed_used_;
+  uint64_t packed_live_ = 0;
   std::vector<std::unique_ptr<PackedTile>> retired_;
   std::size_t retired_limit_ = 1024;  // PruneRetired when retired_ grows past this
   std::vector<int8_t> tile_bytes_;  // a tile read from the DRAM, to pack

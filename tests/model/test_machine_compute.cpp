@@ -103,7 +103,8 @@ TEST_P(MachineCompute, MatmulMatchesGemm) {
 
 // The machine packs each weight-DRAM tile once and shares it between READ_WEIGHTS pushes; a
 // tile already in the FIFO keeps the bytes it was read with when the DRAM is written after it
-// (by READ_HOST, or by the host between runs), and a tile read after the write has the new ones.
+// (by READ_HOST, or by the host between runs), and a tile read after a write that overlaps it,
+// even by one byte, has the new ones.
 TEST_P(MachineCompute, WeightTilesFollowTheDramAcrossRewrites) {
   std::mt19937_64 rng(TestSeed() + 1);
   Machine machine(Limits());
@@ -151,6 +152,25 @@ TEST_P(MachineCompute, WeightTilesFollowTheDramAcrossRewrites) {
   for (int64_t i = 0; i < rows * n; ++i) {
     ASSERT_EQ(machine.acc_row(300)[i], with_old.data[static_cast<std::size_t>(i)])
         << "next run, element " << i;
+  }
+  // A READ_HOST of two bytes across the boundary of tiles 1 and 2: tile 1 (packed above) is
+  // read again with its new last byte.
+  std::vector<uint8_t> edited = old_tile;
+  edited.back() = static_cast<uint8_t>(edited.back() ^ 0x5a);
+  const std::vector<uint8_t> two = {edited.back(), 0x33};
+  machine.host().Write(0x1c000, two);
+  const RunResult edit = RunAsm(
+      machine, "READ_WEIGHTS dram_tile=1 tiles=1 signal=t2\n"
+               "READ_HOST target=dram host=0x1c000 dest=" + std::to_string(2 * n * n - 1) +
+                   " length=2 wait=t2 signal=t0\n"
+                   "READ_WEIGHTS dram_tile=1 tiles=1 wait=t0\n" +
+                   matmul(400) + matmul(500) + "HALT\n");
+  ASSERT_TRUE(edit.halted()) << ToString(edit);
+  const golden::Tensor<int32_t> with_edited = golden::Gemm(x0, TileTensor(edited, 0, n));
+  for (int64_t i = 0; i < rows * n; ++i) {
+    const auto s = static_cast<std::size_t>(i);
+    ASSERT_EQ(machine.acc_row(400)[i], with_old.data[s]) << "before the edit, element " << i;
+    ASSERT_EQ(machine.acc_row(500)[i], with_edited.data[s]) << "after the edit, element " << i;
   }
 }
 
