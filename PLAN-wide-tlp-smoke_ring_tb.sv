@@ -95,6 +95,23 @@ module smoke_ring_tb;
   // ---- host side --------------------------------------------------------------------------
   int total;
 
+  task automatic expect_taken(int n, string when);
+    if (taken != n) begin
+      $display("ERROR: %0d instructions taken %s, %0d expected", taken, when, n); errors++;
+    end
+  endtask
+
+  // CONTROL.soft_reset, then a program of `slots` instructions (the first `fails` MRds
+  // answered UR), run for `cycles`.
+  task automatic restart(int slots, int fails, int cycles);
+    reg_write(12'h040, 32'h1);
+    repeat (20) @(posedge clk);
+    fail_reads = fails;
+    goal = slots;
+    reg_write(12'h090, 32'(slots));
+    repeat (cycles) @(posedge clk);
+  endtask
+
   initial begin
     repeat (4) @(posedge clk);
     rst_n <= 1'b1;
@@ -107,29 +124,14 @@ module smoke_ring_tb;
     repeat (300) @(posedge clk);
     reg_write(12'h090, 32'(NumInstr));   // more while it runs
     repeat (1500) @(posedge clk);
-    if (taken != NumInstr) begin
-      $display("ERROR: %0d instructions taken, %0d expected", taken, NumInstr); errors++;
-    end
+    expect_taken(NumInstr, "after two doorbells");
     total = taken;
     // A ring fetch that fails (UR), then a soft reset and the ring again from slot 0.
-    reg_write(12'h040, 32'h1);           // CONTROL.soft_reset
-    repeat (20) @(posedge clk);
-    fail_reads = 1;
-    goal = 20;
-    reg_write(12'h090, 32'd20);
-    repeat (500) @(posedge clk);
-    if (taken != 0) begin
-      $display("ERROR: %0d instructions taken after a failed fetch", taken); errors++;
-    end
+    restart(20, 1, 500);
+    expect_taken(0, "after a failed fetch");
     if (fail_reads != 0) begin $display("ERROR: the ring fetched nothing"); errors++; end
-    reg_write(12'h040, 32'h1);
-    repeat (20) @(posedge clk);
-    goal = 30;
-    reg_write(12'h090, 32'd30);
-    repeat (800) @(posedge clk);
-    if (taken != 30) begin
-      $display("ERROR: %0d instructions taken after the restart, 30 expected", taken); errors++;
-    end
+    restart(30, 0, 800);
+    expect_taken(30, "after the restart");
     total += taken;
     $display("TlpWidth %0d ring: %0d instructions checked, %0d MRds, %0d CplDs: %s", TlpWidth,
              total, mrds, cpls_sent, errors == 0 ? "PASS" : "FAIL");
