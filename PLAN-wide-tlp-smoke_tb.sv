@@ -2,8 +2,9 @@
 // before merge, like the plan: the project's real DMA tests are tests/rtl/host_if/test_host_dma).
 // A tiny root complex in SV: enumerates (Command, Device Control), answers MRds with CplDs
 // split at 64-byte boundaries, applies MWrs to a byte memory. Client 0 reads 1 KiB above 4 GiB
-// and 480 bytes below it; the write engine gets a full run and a run with partial first and last
-// beats. Every read beat and every written byte is checked. Run (about a minute of CPU):
+// and 480 bytes below it; the write engine gets a full run, runs with partial first and last
+// beats (shifts by DW 1 and by the beat's last DW) and a beat split into 1-DW writes. Every
+// read beat and every written byte is checked. Run (about a minute of CPU):
 //   $ verilator --binary --timing -Wno-fatal -Irtl/prim -I. -GTlpWidth=256 --top-module smoke_tb \
 //     rtl/pkg/tpu_pkg.sv rtl/prim/tpu_fifo.sv rtl/prim/tpu_mem_1r1w.sv rtl/host_if/tpu_host_rx.sv \
 //     rtl/host_if/tpu_host_tx.sv rtl/host_if/tpu_host_dma_rd.sv rtl/host_if/tpu_host_dma_wr.sv \
@@ -170,6 +171,11 @@ module smoke_tb;
     write_beat(64'h1_2345_0000, {B{1'b1}} << 5);
     for (int i = 1; i < 9; i++) write_beat(64'h1_2345_0000 + 64'(i * B), '1);
     write_beat(64'h1_2345_0000 + 64'(9 * B), B'(7));
+    // A run starting in the beat's last DW (the largest payload shift) and ending after one
+    // byte.
+    write_beat(64'ha000, {B{1'b1}} << (B - 3));
+    for (int i = 1; i < 4; i++) write_beat(64'ha000 + 64'(i * B), '1);
+    write_beat(64'ha000 + 64'(4 * B), B'(1));
     // A beat whose mask is not one range: 1-DW writes.
     write_beat(64'h9000, B'(32'h0000_f0f1));
     write_idle();
