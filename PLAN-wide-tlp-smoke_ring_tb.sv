@@ -1,12 +1,12 @@
-// Scratch smoke test of the instruction ring through tpu_host_if at any TlpWidth (working file
-// of PLAN-wide-tlp.md, deleted with it): above 128 bits the ring's 16-byte slot reads reach the
-// read engine through a second beat adapter. BAR0 writes over TLPs set up a ring of 64 slots at
-// a host address that is 16- but not 32-byte aligned and ring the doorbell twice (tail 37, then
-// 60 while the core runs); a core model takes instructions with stalls; then a soft reset, a
-// ring fetch answered UR (nothing delivered), a soft reset and 30 slots from slot 0 again. Every
-// instruction is checked against host memory; MRds must be beat aligned. Build like PLAN-wide-tlp-smoke_tb.sv
-// with the packages (tpu_pkg, tpu_isa_pkg, tpu_regs_pkg), every rtl/host_if file and
-// --top-module smoke_ring_tb.
+// Scratch smoke test of the instruction ring through tpu_host_if at any TlpWidth (working file of
+// PLAN-wide-tlp.md, deleted with it): above 128 bits the ring's 16-byte slot reads reach the read
+// engine through a second beat adapter. BAR0 writes over TLPs set up a ring of 64 slots at a host
+// address that is 16- but not 32-byte aligned and ring the doorbell twice (tail 37, then 60 while
+// the core runs); a core model takes instructions with stalls; then a soft reset, a ring fetch
+// answered UR (nothing delivered), a soft reset and 30 slots from slot 0 again. Every instruction
+// is checked against host memory; MRds must be beat aligned. Build like PLAN-wide-tlp-smoke_tb.sv
+// with the packages (tpu_pkg, tpu_isa_pkg, tpu_regs_pkg), every rtl/host_if file and --top-module
+// smoke_ring_tb.
 module smoke_ring_tb;
   parameter int unsigned TlpWidth = 256;
   localparam int unsigned W = TlpWidth;

@@ -194,8 +194,8 @@ module smoke_tb;
       $display("ERROR: %0d bytes written, %0d expected", hostmem.size(), expmem.size());
       errors++;
     end
-    $display("TlpWidth %0d: %0d read beats checked, %0d MRds, %0d CplDs, %0d MWrs, %0d bytes written: %s",
-             TlpWidth, beats_checked, mrds, cpls_sent, mwrs, hostmem.size(),
+    $display("TlpWidth %0d: %0d read beats checked, %0d MRds, %0d CplDs, %0d MWrs, %0d %s: %s",
+             TlpWidth, beats_checked, mrds, cpls_sent, mwrs, hostmem.size(), "bytes written",
              errors == 0 ? "PASS" : "FAIL");
     $finish;
   end
