@@ -10,6 +10,17 @@
   int mrds = 0, mwrs = 0, cpls_sent = 0;
   bit verbose = 0;
   initial verbose = $test$plusargs("verbose");
+  // +stress: the root complex takes a transmitted beat in 3 cycles of 4 and leaves a gap
+  // before a received beat in 1 of 4 (the test may stall its own ports likewise).
+  bit stress = 0;
+  initial stress = $test$plusargs("stress");
+  int unsigned rc_lfsr = 32'h0bad_cafe;
+  logic tx_ready = 1'b1, rx_gap = 1'b0;
+  always @(posedge clk) begin
+    rc_lfsr  <= {rc_lfsr[30:0], rc_lfsr[31] ^ rc_lfsr[21] ^ rc_lfsr[1] ^ rc_lfsr[0]};
+    tx_ready <= !stress || rc_lfsr[1:0] != 2'b00;
+    rx_gap   <= stress && rc_lfsr[5:4] == 2'b00;
+  end
 
   function automatic logic [7:0] host_byte(logic [63:0] a);
     return 8'(a * 7 + (a >> 8) + (a >> 32));
@@ -36,7 +47,7 @@
 
   always @(posedge clk) begin
     if (!rx_valid || rx_ready) begin
-      if (rxq.size() > 0) begin
+      if (rxq.size() > 0 && !rx_gap) begin
         logic [W+1:0] f;
         f = rxq.pop_front();
         rx_sop   <= f[W+1];
@@ -92,7 +103,7 @@
   endtask
 
   always @(posedge clk) begin
-    if (rst_n && tx_valid) begin
+    if (rst_n && tx_valid && tx_ready) begin
       if (tx_sop && txdw.size() != 0) begin
         $display("ERROR: sop inside a TLP"); errors++;
       end

@@ -31,6 +31,8 @@ module smoke_ring_tb;
   logic          dma_busy, ring_active, msi_sent, cpl_unexpected, timeout;
   logic [15:0]   rx_drop_count, cpl_drop_count, timeout_count;
 
+  `include "PLAN-wide-tlp-smoke_rc.svh"
+
   tpu_host_if #(
     .N         (16),
     .MaxPayload(256),
@@ -43,7 +45,7 @@ module smoke_ring_tb;
     .clk_i(clk), .rst_ni(rst_n),
     .rx_valid_i(rx_valid), .rx_ready_o(rx_ready), .rx_data_i(rx_data), .rx_sop_i(rx_sop),
     .rx_eop_i(rx_eop),
-    .tx_valid_o(tx_valid), .tx_ready_i(1'b1), .tx_data_o(tx_data), .tx_sop_o(tx_sop),
+    .tx_valid_o(tx_valid), .tx_ready_i(tx_ready), .tx_data_o(tx_data), .tx_sop_o(tx_sop),
     .tx_eop_o(tx_eop),
     .core_soft_reset_o(core_soft_reset), .core_rst_no(core_rst_n), .core_start_o(core_start),
     .instr_valid_o(instr_valid), .instr_ready_i(instr_ready), .instr_o(instr),
@@ -57,8 +59,6 @@ module smoke_ring_tb;
     .rx_drop_count_o(rx_drop_count), .cpl_drop_count_o(cpl_drop_count),
     .timeout_count_o(timeout_count)
   );
-
-  `include "PLAN-wide-tlp-smoke_rc.svh"
 
   // ---- the core: runs from the start pulse, takes instructions with stalls ------------------
   int taken = 0;
