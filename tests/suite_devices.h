@@ -6,6 +6,8 @@
 #ifndef TPU_TESTS_SUITE_DEVICES_H_
 #define TPU_TESTS_SUITE_DEVICES_H_
 
+#include <gtest/gtest.h>
+
 #include <ostream>
 #include <stdexcept>
 #include <string>
@@ -44,6 +46,21 @@ inline std::vector<const devices::DeviceConfig*> SuiteDevices(SuiteLength length
     begin = end + 1;
   }
   return out;
+}
+
+// A device-parameterized test's name suffix: the device's name (INSTANTIATE_TEST_SUITE_P's
+// name generator).
+inline std::string DeviceParamName(
+    const ::testing::TestParamInfo<const devices::DeviceConfig*>& info) {
+  return info.param->name;
+}
+
+// Whether the running test was instantiated under the prefix Long/ (the long suites' devices)
+// rather than Short/.
+inline bool InLongSuite() {
+  const std::string suite =
+      ::testing::UnitTest::GetInstance()->current_test_info()->test_suite_name();
+  return suite.rfind("Long/", 0) == 0;
 }
 
 }  // namespace tpu::testing

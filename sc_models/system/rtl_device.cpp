@@ -187,7 +187,7 @@ void RtlDevice::ClockThread() {
 }
 
 void RtlDevice::TxThread() {
-  tlm::tlm_generic_payload trans;
+  tlm::tlm_generic_payload& trans = tx_trans_;
   for (;;) {
     while (tx_tlps_.empty()) sc_core::wait(tx_event_);
     std::vector<uint8_t>& image = tx_tlps_.front();

@@ -118,6 +118,10 @@ class RtlDevice : public sc_core::sc_module {
   std::vector<sc::TlpBeat> tx_beats_;  // beats of the TLP being collected
   std::deque<std::vector<uint8_t>> tx_tlps_;
   sc_core::sc_event tx_event_;
+  // TxThread's payload. A member, not a local of the thread: SystemC never unwinds the stack of
+  // a thread that is still waiting when the simulation ends, so a local's destructor never runs
+  // (LeakSanitizer reports the payload's extension array).
+  tlm::tlm_generic_payload tx_trans_;
   TopOutputs out_;
   int quiet_ = 0;
   uint64_t hook_every_ = 0;

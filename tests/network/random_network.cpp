@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <stdexcept>
 
@@ -322,6 +323,11 @@ int64_t PcieBytes(const NetworkRun& run) {
     bytes += lr.stats.pcie_bytes_to_device.value_or(0) + lr.stats.pcie_bytes_from_device.value_or(0);
   }
   return bytes;
+}
+
+int64_t EnvInt(const char* name, int64_t fallback) {
+  const char* env = std::getenv(name);
+  return env && *env ? std::strtoll(env, nullptr, 10) : fallback;
 }
 
 }  // namespace tpu::network::testing

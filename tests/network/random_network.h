@@ -49,6 +49,10 @@ void ExpectRunMatches(const NetworkRun& run, const golden::Tensor<int8_t>& want)
 // The payload bytes the run's device layers moved over PCIe, both directions.
 int64_t PcieBytes(const NetworkRun& run);
 
+// The decimal value of environment variable `name` (seed counts and bases), or `fallback` when
+// it is unset or empty.
+int64_t EnvInt(const char* name, int64_t fallback);
+
 }  // namespace tpu::network::testing
 
 #endif  // TPU_TESTS_NETWORK_RANDOM_NETWORK_H_

@@ -278,11 +278,6 @@ void Summarize(const Tally& t, double seconds) {
       static_cast<long long>(t.bytes_resident), static_cast<long long>(t.bytes_host));
 }
 
-int64_t EnvInt(const char* name, int64_t fallback) {
-  const char* env = std::getenv(name);
-  return env && *env ? std::strtoll(env, nullptr, 10) : fallback;
-}
-
 void RunSeeds(int64_t first, int64_t count, const isa::DeviceLimits& limits, Tally& tally) {
   const auto start = std::chrono::steady_clock::now();
   for (int64_t seed = first; seed < first + count; ++seed) {
@@ -295,26 +290,16 @@ void RunSeeds(int64_t first, int64_t count, const isa::DeviceLimits& limits, Tal
 // The parameter: the device configuration whose limits the model has.
 class RandomNetworks : public ::testing::TestWithParam<const devices::DeviceConfig*> {};
 
-std::string DeviceName(const ::testing::TestParamInfo<const devices::DeviceConfig*>& info) {
-  return info.param->name;
-}
-
-bool InLongSuite() {
-  const std::string suite =
-      ::testing::UnitTest::GetInstance()->current_test_info()->test_suite_name();
-  return suite.rfind("Long/", 0) == 0;
-}
-
 TEST_P(RandomNetworks, Seeds) {
   const devices::DeviceConfig& device = *GetParam();
   std::printf("device %s (N = %lld, %lld UB rows)\n", device.name,
               static_cast<long long>(device.limits.n),
               static_cast<long long>(device.limits.ub_rows));
   Tally tally;
-  if (InLongSuite()) {
-    const int64_t count = EnvInt("TPU_NETWORK_RANDOM_SEEDS", 0);
+  if (tpu::testing::InLongSuite()) {
+    const int64_t count = testing::EnvInt("TPU_NETWORK_RANDOM_SEEDS", 0);
     if (count <= 0) GTEST_SKIP() << "set TPU_NETWORK_RANDOM_SEEDS to run the long suite";
-    RunSeeds(EnvInt("TPU_NETWORK_RANDOM_SEED_BASE", 1000), count, device.limits, tally);
+    RunSeeds(testing::EnvInt("TPU_NETWORK_RANDOM_SEED_BASE", 1000), count, device.limits, tally);
     return;
   }
   RunSeeds(1, 40, device.limits, tally);
@@ -326,11 +311,11 @@ TEST_P(RandomNetworks, Seeds) {
 INSTANTIATE_TEST_SUITE_P(Short, RandomNetworks,
                          ::testing::ValuesIn(tpu::testing::SuiteDevices(
                              tpu::testing::SuiteLength::kShort)),
-                         DeviceName);
+                         tpu::testing::DeviceParamName);
 INSTANTIATE_TEST_SUITE_P(Long, RandomNetworks,
                          ::testing::ValuesIn(tpu::testing::SuiteDevices(
                              tpu::testing::SuiteLength::kLong)),
-                         DeviceName);
+                         tpu::testing::DeviceParamName);
 
 // ---- The planner weighs PCIe bytes ------------------------------------------------------------
 

@@ -105,20 +105,13 @@ void RunSeed(int64_t seed, const devices::DeviceConfig& device, Tally& tally) {
   }
 }
 
-int64_t EnvInt(const char* name, int64_t fallback) {
-  const char* env = std::getenv(name);
-  return env && *env ? std::strtoll(env, nullptr, 10) : fallback;
-}
-
 class RandomNetworksRtl : public ::testing::TestWithParam<const devices::DeviceConfig*> {};
 
 TEST_P(RandomNetworksRtl, Seeds) {
   const devices::DeviceConfig& device = *GetParam();
-  const bool long_suite =
-      std::string(::testing::UnitTest::GetInstance()->current_test_info()->test_suite_name())
-          .rfind("Long/", 0) == 0;
-  const int64_t first = long_suite ? EnvInt("TPU_NETWORK_RANDOM_RTL_SEED_BASE", 2000) : 1;
-  const int64_t count = long_suite ? EnvInt("TPU_NETWORK_RANDOM_RTL_SEEDS", 100) : 3;
+  const bool long_suite = tpu::testing::InLongSuite();
+  const int64_t first = long_suite ? testing::EnvInt("TPU_NETWORK_RANDOM_RTL_SEED_BASE", 2000) : 1;
+  const int64_t count = long_suite ? testing::EnvInt("TPU_NETWORK_RANDOM_RTL_SEEDS", 100) : 3;
   ASSERT_GT(count, 0) << "TPU_NETWORK_RANDOM_RTL_SEEDS must be a positive count";
   std::printf("device %s (N = %lld, %lld UB rows): seeds %lld..%lld on the RTL\n", device.name,
               static_cast<long long>(device.limits.n),
@@ -140,18 +133,14 @@ TEST_P(RandomNetworksRtl, Seeds) {
   EXPECT_EQ(tally.networks, count);
 }
 
-std::string DeviceName(const ::testing::TestParamInfo<const devices::DeviceConfig*>& info) {
-  return info.param->name;
-}
-
 INSTANTIATE_TEST_SUITE_P(Short, RandomNetworksRtl,
                          ::testing::ValuesIn(tpu::testing::SuiteDevices(
                              tpu::testing::SuiteLength::kShort)),
-                         DeviceName);
+                         tpu::testing::DeviceParamName);
 INSTANTIATE_TEST_SUITE_P(Long, RandomNetworksRtl,
                          ::testing::ValuesIn(tpu::testing::SuiteDevices(
                              tpu::testing::SuiteLength::kLong)),
-                         DeviceName);
+                         tpu::testing::DeviceParamName);
 
 }  // namespace
 }  // namespace tpu::network
