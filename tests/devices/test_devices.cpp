@@ -53,6 +53,7 @@ TEST(Devices, N16) {
   EXPECT_EQ(d->dma_tags, 32);
   EXPECT_EQ(d->timeout, 65536);
   EXPECT_EQ(d->ring_slots, 64);
+  EXPECT_EQ(d->tlp_width_bits, 128);
   EXPECT_DOUBLE_EQ(d->clock_mhz, 700.0);
 }
 
@@ -71,6 +72,7 @@ TEST(Devices, N16Small) {
   EXPECT_EQ(d->dma_tags, 16);
   EXPECT_EQ(d->timeout, 3000);
   EXPECT_EQ(d->ring_slots, 8);
+  EXPECT_EQ(d->tlp_width_bits, 128);
 }
 
 TEST(Devices, UnknownNamesAndIndicesGiveNullptr) {
