@@ -7,10 +7,11 @@
 //   filled first) is measured alike. The rate is taken from the first to the last data TLP
 //   (>= 64 payload bytes: completions or memory writes of the DMA, not register, ring or MSI
 //   traffic) the direction delivered, as (payload after the first) / (time between them);
-//   doorbell -> interrupt is printed too. The RTL's TLP streams carry 128 bits per cycle with
-//   one header beat per TLP, so the device itself cannot take or send payload faster than
-//   clock x 16 x MPS / (MPS + 16) (10.54 GB/s at 700 MHz, MPS 256): the output says whether
-//   the link or the device stream bounds the case.
+//   doorbell -> interrupt is printed too. The RTL's TLP streams carry B = tlp_width_bits / 8
+//   bytes per cycle (the device's, isa/devices.json) with one header beat per TLP, so the device
+//   itself cannot take or send payload faster than clock x B x MPS / (MPS + B) (10.54 GB/s at
+//   700 MHz, MPS 256, 128 bits; 19.91 GB/s at 256 bits): the output says whether the link or the
+//   device stream bounds the case.
 // - dense: an M x K x N dense layer (compiler::LowerDense, per-tensor requantization, bias)
 //   end to end, checked bit for bit against golden::Dense, runs in simulated time (doorbell to
 //   interrupt) within 1.10 of max(compute time, transfer time), where compute time = the MXU
@@ -70,8 +71,6 @@ using tpu::device::Device;
 using tpu::device::RunResult;
 using tpu::sc::PcieLinkDirection;
 
-// The RTL's TLP stream: 128 bits a cycle (docs/host_if.md section 1).
-constexpr double kStreamBytesPerCycle = 16.0;
 // TLP headers: completions have 3 DWs; the device's memory writes and reads of host memory above
 // 4 GiB (where the driver keeps its buffers) have 4.
 constexpr uint32_t kCplHeaderBytes = 12;
@@ -276,10 +275,16 @@ DeviceDelta Since(const tpu::sys::RtlDevice::Stats& before, const tpu::sys::RtlD
 
 unsigned long long U(uint64_t v) { return static_cast<unsigned long long>(v); }
 
-// Payload per second the RTL's 128-bit stream can carry in max-payload TLPs (one beat of header,
-// MPS / 16 beats of payload).
-double DeviceStreamLimit(double clock_mhz, uint32_t mps) {
-  const double beats = 1.0 + std::ceil(mps / kStreamBytesPerCycle);
+// The RTL's TLP stream: one beat of the device's tlp_width_bits a cycle (docs/host_if.md
+// section 1).
+double StreamBytesPerCycle(tpu::sys::TpuSystem& system) {
+  return system.device().top_config().tlp_width_bits / 8.0;
+}
+
+// Payload per second the RTL's stream of `beat_bytes` a cycle can carry in max-payload TLPs (one
+// beat of header, MPS / beat_bytes beats of payload).
+double DeviceStreamLimit(double clock_mhz, uint32_t mps, double beat_bytes) {
+  const double beats = 1.0 + std::ceil(mps / beat_bytes);
   return clock_mhz * 1e6 * mps / beats;
 }
 
@@ -292,10 +297,11 @@ void PrintLinkAndDevice(tpu::sys::TpuSystem& system) {
               c.link.latency_ns, c.host_memory_latency_ns, t.raw_rate_bytes_per_s() / 1e9,
               t.payload_limit_bytes_per_s(kCplHeaderBytes) / 1e9,
               t.payload_limit_bytes_per_s(kMwr64HeaderBytes) / 1e9);
-  std::printf("  device at %.0f MHz: TLP stream 128 bits/cycle = %.3f GB/s raw, %.3f GB/s of "
+  const double beat = StreamBytesPerCycle(system);
+  std::printf("  device at %.0f MHz: TLP stream %.0f bits/cycle = %.3f GB/s raw, %.3f GB/s of "
               "payload in %u-byte TLPs\n",
-              c.clock_mhz, c.clock_mhz * 1e6 * kStreamBytesPerCycle / 1e9,
-              DeviceStreamLimit(c.clock_mhz, c.link.max_payload) / 1e9, c.link.max_payload);
+              c.clock_mhz, 8 * beat, c.clock_mhz * 1e6 * beat / 1e9,
+              DeviceStreamLimit(c.clock_mhz, c.link.max_payload, beat) / 1e9, c.link.max_payload);
 }
 
 // ---- dma -------------------------------------------------------------------------------------
@@ -351,7 +357,8 @@ int RunDma(tpu::sys::TpuSystem& system, const Options& o) {
               c.link.Name().c_str(), c.clock_mhz);
   PrintLinkAndDevice(system);
   const tpu::sc::LinkTiming& timing = system.link().timing();
-  const double stream = DeviceStreamLimit(c.clock_mhz, c.link.max_payload);
+  const double stream =
+      DeviceStreamLimit(c.clock_mhz, c.link.max_payload, StreamBytesPerCycle(system));
   LinkMonitor monitor(system.link());
   bool ok = true;
   const auto wall0 = std::chrono::steady_clock::now();

@@ -3,7 +3,8 @@
 #   - CMake variables, at configure time: ${TPU_DEVICES_CMAKE} (build tree) sets TPU_DEVICES
 #     (the configuration names by index), TPU_DEFAULT_DEVICE, TPU_DEVICE_FIELDS and
 #     TPU_DEVICE_<name>_<FIELD> (INDEX, N, UB_ROWS, ACC_ROWS, DRAM_BYTES, PARAM_SETS,
-#     DRAM_WIDTH_BITS, MAX_PAYLOAD, MAX_READ_REQUEST, DMA_TAGS, TIMEOUT, RING_SLOTS, CLOCK_MHZ).
+#     DRAM_WIDTH_BITS, MAX_PAYLOAD, MAX_READ_REQUEST, DMA_TAGS, TIMEOUT, RING_SLOTS, TLP_WIDTH_BITS,
+#     CLOCK_MHZ).
 #     testbench/host_if verilates one tpu_top per configuration from them (vtpu_top_<INDEX>).
 #     Editing the list, isa/isa.json or the generator reconfigures;
 #   - the C++ header devices/devices_gen.h of library tpu_devices (host_driver/devices), in

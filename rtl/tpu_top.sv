@@ -3,8 +3,9 @@
 // PCIe endpoint: TLP streams, BAR0 registers, DMA, instruction ring, MSI) and the core
 // (rtl/tpu_core.sv: controller, MXU, unified buffer, accumulators, weight FIFO, activation
 // pipeline). The TLP streams and the weight-DRAM ports of the core are the device's pins;
-// docs/host_if.md is the contract. The core's host-memory beats (N bytes) reach the 16-byte
-// DMA engines through the host interface's beat adapter, so any N the core takes works.
+// docs/host_if.md is the contract. The TLP streams are TlpWidth bits a cycle (128, 256 or 512:
+// the DMA engines' beat); the core's host-memory beats (N bytes) reach the engines through the
+// host interface's beat adapter, so any N the core takes works with any width.
 //
 // CONTROL.soft_reset resets the core through its rst_ni (for the one cycle the register
 // file's pulse lasts; the memories keep their contents; the reset is a flip-flop of the
@@ -26,20 +27,21 @@ module tpu_top #(
   parameter int unsigned NumTags    = 16,                // DMA reads outstanding
   parameter int unsigned Timeout    = 65536,             // DMA completion timeout, cycles
   parameter int unsigned RingSlots  = 8,                 // instructions fetched ahead
-  parameter int unsigned HwVersion  = 1                  // VERSION.hw_version
+  parameter int unsigned HwVersion  = 1,                 // VERSION.hw_version
+  parameter int unsigned TlpWidth   = 128                // TLP stream beat bits: 128/256/512
 ) (
   input  logic                 clk_i,
   input  logic                 rst_ni,
   // TLPs received from the link.
   input  logic                 rx_valid_i,        // a beat is offered
   output logic                 rx_ready_o,        // ... and taken this cycle
-  input  logic [127:0]         rx_data_i,         // DW d at [32d +: 32]
+  input  logic [TlpWidth-1:0]  rx_data_i,         // DW d at [32d +: 32]
   input  logic                 rx_sop_i,          // first beat of a TLP
   input  logic                 rx_eop_i,          // last beat of a TLP
   // TLPs sent to the link.
   output logic                 tx_valid_o,        // a beat is offered
   input  logic                 tx_ready_i,        // ... and taken this cycle
-  output logic [127:0]         tx_data_o,         // DW d at [32d +: 32]
+  output logic [TlpWidth-1:0]  tx_data_o,         // DW d at [32d +: 32]
   output logic                 tx_sop_o,          // first beat of a TLP
   output logic                 tx_eop_o,          // last beat of a TLP
   // Weight DRAM, reads: one request per N x N tile, answered by its beats in order.
@@ -94,7 +96,8 @@ module tpu_top #(
     .NumTags   (NumTags),
     .Timeout   (Timeout),
     .RingSlots (RingSlots),
-    .HwVersion (HwVersion)
+    .HwVersion (HwVersion),
+    .TlpWidth  (TlpWidth)
   ) u_host_if (
     .clk_i             (clk_i),
     .rst_ni            (rst_ni),

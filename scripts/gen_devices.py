@@ -64,7 +64,18 @@ def _timeout(v, d):
     return None
 
 
+def _tlp_width(v, d):
+    if v not in (128, 256, 512):
+        return "must be 128, 256 or 512"
+    beat = v // 8
+    if d["max_payload"] < beat or d["max_read_request"] < beat:
+        return "must be at most 8 * max_payload and 8 * max_read_request (a TLP's payload is " \
+               "whole %d-byte beats)" % beat
+    return None
+
+
 # The fields of a device besides name, index, doc and limits: (field, C++ type, check).
+# Appended in order, so the generated DeviceConfig initializers keep their order.
 HW_FIELDS = [
     ("dram_width_bits", "int64_t", _dram_width),
     ("max_payload", "int64_t", _pow2(16, 4096)),
@@ -72,6 +83,7 @@ HW_FIELDS = [
     ("dma_tags", "int64_t", _pow2(2, 256)),
     ("timeout", "int64_t", _timeout),
     ("ring_slots", "int64_t", _pow2(2, 1 << 16)),
+    ("tlp_width_bits", "int64_t", _tlp_width),
 ]
 FIELDS = ["name", "index", "doc", "limits"] + [f for f, _, _ in HW_FIELDS] + ["clock_mhz"]
 
@@ -360,7 +372,7 @@ def gen_docs(desc):
       "sets `TPU_DEVICES` (the names by index), `TPU_DEFAULT_DEVICE` and "
       "`TPU_DEVICE_<name>_<FIELD>` (`INDEX`, the limits by member in upper case, "
       "`DRAM_WIDTH_BITS`, `MAX_PAYLOAD`, `MAX_READ_REQUEST`, `DMA_TAGS`, `TIMEOUT`, "
-      "`RING_SLOTS`, `CLOCK_MHZ`). `testbench/host_if/CMakeLists.txt` verilates one `tpu_top` "
+      "`RING_SLOTS`, `TLP_WIDTH_BITS`, `CLOCK_MHZ`). `testbench/host_if/CMakeLists.txt` verilates one `tpu_top` "
       "per built device: library `vtpu_top_<index>` providing `tb::MakeTopModel<index>`.")
     w("- Which devices are built: the CMake cache option `TPU_BUILD_DEVICES` (README.md), a "
       "`;`-list of names and the words `ci` (the default: `n8`, `n16_small`, `n16`, `n32`, those "

@@ -105,6 +105,7 @@ int RunInfo(const InfoOptions& o, const DeviceBuiltQuery& built, bool has_model)
   r.Add("max_read_request_bytes", "PCIe max read request size (MRRS)", device.max_read_request,
         "bytes");
   r.Add("dma_tags", "DMA reads outstanding (tags)", device.dma_tags);
+  r.Add("tlp_width_bits", "TLP stream and DMA beat width", device.tlp_width_bits, "bits");
   const PcieLink link;
   r.Add("pcie_default", "PCIe link (default --pcie)",
         link.ToString() + " (" + Fixed2(link.BytesPerSecond() / 1e9) + " GB/s per direction)");

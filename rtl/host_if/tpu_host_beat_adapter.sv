@@ -1,29 +1,30 @@
 `include "tpu_assert.svh"
 // Beat-width adapter of the host interface (docs/host_if.md section 4): joins the core's
 // host-memory port (one beat of N bytes per request, docs/controller.md section 2) to the DMA
-// engines' 16-byte beats (client 0 of tpu_host_dma_rd, tpu_host_dma_wr), so that the engines
-// keep coalescing a transfer's beats into long TLPs at every N.
+// engines' beats of EB = TlpWidth / 8 bytes (client 0 of tpu_host_dma_rd, tpu_host_dma_wr), so
+// that the engines keep coalescing a transfer's beats into long TLPs at every N. Below, "the
+// engine beat" is EB bytes (16 at the default TlpWidth of 128).
 //
-// - N = 16: wires (no register, no added latency).
-// - N > 16: a core beat is N / 16 consecutive 16-byte beats (address + 16 each), offered one
+// - N = EB: wires (no register, no added latency).
+// - N > EB: a core beat is N / EB consecutive engine beats (address + EB each), offered one
 //   per cycle while the core's request stays offered; the core's request is taken with its
 //   last piece (the core holds a request until it is taken). A read's N / 16 responses are
 //   gathered, the last one passing straight through: the core gets the beat in the cycle its
 //   last piece is offered, with the error flag if any piece failed.
-// - N < 16: 16 / N consecutive core beats share one 16-byte beat (a slot each).
-//   Reads: a request whose 16-byte beat is the one of the newest 16-byte read issued, while
+// - N < EB: EB / N consecutive core beats share one engine beat (a slot each).
+//   Reads: a request whose engine beat is the one of the newest engine read issued, while
 //   that read still has a core beat to hand out (so its response is still held), joins it
-//   instead of reading the same 16 bytes again (which would split the engine's run). Every
-//   core read is queued as a use (its slot and whether it is its 16-byte read's last use); the
+//   instead of reading the same EB bytes again (which would split the engine's run). Every
+//   core read is queued as a use (its slot and whether it is its engine read's last use); the
 //   newest use waits in a register until the next request shows whether it is the last. Each
 //   use takes its slot of the engine's response, which is popped with its last use.
-//   Writes: a write beat waits in a merge register; the following write beats of the same 16
+//   Writes: a write beat waits in a merge register; the following write beats of the same EB
 //   bytes merge into it (later bytes win); it goes to the write engine in the first cycle in
 //   which the core does not offer a beat to merge (a beat of other 16 bytes, a read, or no
 //   beat), so it never waits for more than the engine's ready. A read is taken only once the
 //   merge register is empty (it reaches the write engine before the read reaches the read
 //   engine: reads never pass writes), and a write taken ends the joining of reads to the
-//   newest 16-byte read. wr_held_o tells tpu_host_dma that a write beat is held: MSIs and
+//   newest engine read. wr_held_o tells tpu_host_dma that a write beat is held: MSIs and
 //   client-0 MRds wait for it as for the write engine's own beats (and STATUS.dma_busy
 //   shows it).
 //
@@ -32,44 +33,50 @@
 // to the engines in its cycle.
 module tpu_host_beat_adapter #(
   parameter int unsigned N        = 16,   // core beat bytes: a power of two, 2 .. 256
-  parameter int unsigned UseDepth = 512,  // N < 16: core reads waiting for data (>= 2)
-  localparam int unsigned W = 8 * N       // core beat bits
+  parameter int unsigned UseDepth = 512,  // N < EB: core reads waiting for data (>= 2)
+  parameter int unsigned TlpWidth = 128,  // engine beat bits: 128, 256 or 512
+  parameter int unsigned AddrW    = 48,   // host address bits
+  localparam int unsigned W  = 8 * N,        // core beat bits
+  localparam int unsigned EW = TlpWidth,     // engine beat bits
+  localparam int unsigned EB = TlpWidth / 8  // engine beat bytes
 ) (
-  input  logic         clk_i,
-  input  logic         rst_ni,
-  input  logic         flush_i,         // soft reset: drop every beat held
+  input  logic             clk_i,
+  input  logic             rst_ni,
+  input  logic             flush_i,         // soft reset: drop every beat held
   // Core host-memory port (one beat of N bytes per request, reads answered in order).
-  input  logic         hm_req_valid_i,  // a request is offered
-  output logic         hm_req_ready_o,  // ... and taken this cycle
-  input  logic         hm_req_write_i,  // 1 write, 0 read
-  input  logic [47:0]  hm_req_addr_i,   // host byte address, a multiple of N
-  input  logic [W-1:0] hm_req_wdata_i,  // byte b at [8b +: 8]
-  input  logic [N-1:0] hm_req_wmask_i,  // bytes written
-  output logic         hm_rsp_valid_o,  // read data of the oldest read
-  input  logic         hm_rsp_ready_i,  // ... taken this cycle
-  output logic [W-1:0] hm_rsp_rdata_o,  // byte b at [8b +: 8]
-  output logic         hm_rsp_error_o,  // the beat failed
-  // Read engine, client 0 (16-byte beats).
-  output logic         rd_req_valid_o,  // a beat read is offered
-  input  logic         rd_req_ready_i,  // ... and taken this cycle
-  output logic [47:0]  rd_req_addr_o,   // host byte address, a multiple of 16
-  input  logic         rd_rsp_valid_i,  // the oldest beat read is offered
-  output logic         rd_rsp_ready_o,  // ... and taken this cycle
-  input  logic [127:0] rd_rsp_data_i,   // byte b at [8b +: 8]
-  input  logic         rd_rsp_error_i,  // its request failed
-  // Write engine (16-byte beats).
-  output logic         wr_req_valid_o,  // a write beat is offered
-  input  logic         wr_req_ready_i,  // ... and taken this cycle
-  output logic [47:0]  wr_req_addr_o,   // host byte address, a multiple of 16
-  output logic [127:0] wr_req_data_o,   // byte b at [8b +: 8]
-  output logic [15:0]  wr_req_mask_o,   // bytes written
+  input  logic             hm_req_valid_i,  // a request is offered
+  output logic             hm_req_ready_o,  // ... and taken this cycle
+  input  logic             hm_req_write_i,  // 1 write, 0 read
+  input  logic [AddrW-1:0] hm_req_addr_i,   // host byte address, a multiple of N
+  input  logic [W-1:0]     hm_req_wdata_i,  // byte b at [8b +: 8]
+  input  logic [N-1:0]     hm_req_wmask_i,  // bytes written
+  output logic             hm_rsp_valid_o,  // read data of the oldest read
+  input  logic             hm_rsp_ready_i,  // ... taken this cycle
+  output logic [W-1:0]     hm_rsp_rdata_o,  // byte b at [8b +: 8]
+  output logic             hm_rsp_error_o,  // the beat failed
+  // Read engine, client 0 (engine beats).
+  output logic             rd_req_valid_o,  // a beat read is offered
+  input  logic             rd_req_ready_i,  // ... and taken this cycle
+  output logic [AddrW-1:0] rd_req_addr_o,   // host byte address, a multiple of EB
+  input  logic             rd_rsp_valid_i,  // the oldest beat read is offered
+  output logic             rd_rsp_ready_o,  // ... and taken this cycle
+  input  logic [EW-1:0]    rd_rsp_data_i,   // byte b at [8b +: 8]
+  input  logic             rd_rsp_error_i,  // its request failed
+  // Write engine (engine beats).
+  output logic             wr_req_valid_o,  // a write beat is offered
+  input  logic             wr_req_ready_i,  // ... and taken this cycle
+  output logic [AddrW-1:0] wr_req_addr_o,   // host byte address, a multiple of EB
+  output logic [EW-1:0]    wr_req_data_o,   // byte b at [8b +: 8]
+  output logic [EB-1:0]    wr_req_mask_o,   // bytes written
   // Status.
-  output logic         wr_held_o        // a write beat waits here (N < 16)
+  output logic             wr_held_o        // a write beat waits here (N < EB)
 );
 
-  if (N == 16) begin : g_wire
+  localparam int unsigned EBW = $clog2(EB);  // byte index in an engine beat
+
+  if (N == EB) begin : g_wire
     // ---------------------------------------------------------------------------------------
-    // One core beat is one 16-byte beat
+    // One core beat is one engine beat
     // ---------------------------------------------------------------------------------------
     assign rd_req_valid_o = hm_req_valid_i && !hm_req_write_i;
     assign rd_req_addr_o  = hm_req_addr_i;
@@ -88,28 +95,28 @@ module tpu_host_beat_adapter #(
     logic unused_wire;
     assign unused_wire = ^{clk_i, rst_ni, flush_i};
 
-  end else if (N > 16) begin : g_split
+  end else if (N > EB) begin : g_split
     // ---------------------------------------------------------------------------------------
-    // One core beat is P 16-byte pieces
+    // One core beat is P engine-beat pieces
     // ---------------------------------------------------------------------------------------
-    localparam int unsigned P  = N / 16;               // pieces per core beat
+    localparam int unsigned P  = N / EB;               // pieces per core beat
     localparam int unsigned KW = $clog2(P);            // piece index bits
 
     logic [KW-1:0]          k_d, k_q;                  // request: next piece to offer
     logic [KW-1:0]          g_d, g_q;                  // response: pieces gathered
-    logic [(P-1)*128-1:0]   gdata_d, gdata_q;          // ... their data
+    logic [(P-1)*EW-1:0]    gdata_d, gdata_q;          // ... their data
     logic                   gerr_d, gerr_q;            // ... one of them failed
     logic                   piece_fire, rsp_fire, last_piece, last_rsp;
-    logic [127:0]           piece_data;
-    logic [15:0]            piece_mask;
+    logic [EW-1:0]          piece_data;
+    logic [EB-1:0]          piece_mask;
 
     assign last_piece = k_q == KW'(P - 1);
     assign last_rsp   = g_q == KW'(P - 1);
-    assign piece_data = hm_req_wdata_i[128*k_q +: 128];
-    assign piece_mask = hm_req_wmask_i[16*k_q +: 16];
+    assign piece_data = hm_req_wdata_i[EW*k_q +: EW];
+    assign piece_mask = hm_req_wmask_i[EB*k_q +: EB];
 
     assign rd_req_valid_o = hm_req_valid_i && !hm_req_write_i && !flush_i;
-    assign rd_req_addr_o  = hm_req_addr_i + {32'h0, 12'(k_q), 4'b0000};
+    assign rd_req_addr_o  = hm_req_addr_i + (AddrW'(k_q) << EBW);
     assign wr_req_valid_o = hm_req_valid_i && hm_req_write_i && !flush_i;
     assign wr_req_addr_o  = rd_req_addr_o;
     assign wr_req_data_o  = piece_data;
@@ -139,7 +146,7 @@ module tpu_host_beat_adapter #(
           gerr_d = 1'b0;
         end else begin
           g_d                     = g_q + KW'(1);
-          gdata_d[128*g_q +: 128] = rd_rsp_data_i;
+          gdata_d[EW*g_q +: EW]   = rd_rsp_data_i;
           gerr_d                  = gerr_q || rd_rsp_error_i;
         end
       end
@@ -169,28 +176,29 @@ module tpu_host_beat_adapter #(
 
   end else begin : g_share
     // ---------------------------------------------------------------------------------------
-    // S core beats share one 16-byte beat
+    // S core beats share one engine beat
     // ---------------------------------------------------------------------------------------
-    localparam int unsigned S  = 16 / N;               // slots per 16-byte beat
+    localparam int unsigned S  = EB / N;               // slots per engine beat
     localparam int unsigned SW = $clog2(S);            // slot bits
     localparam int unsigned UW = SW + 1;               // queued use: {last, slot}
     localparam int unsigned CW = $clog2(UseDepth + 1); // queued uses
+    localparam int unsigned LW = AddrW - EBW;          // engine beat index (addr / EB) bits
 
     logic [SW-1:0] slot;                               // the request's slot
-    logic [43:0]   line;                               // the request's 16-byte beat (addr / 16)
-    logic [127:0]  req_data16;                         // its data in every slot
-    logic [15:0]   req_mask16;                         // its mask in its slot
+    logic [LW-1:0] line;                               // the request's engine beat (addr / EB)
+    logic [EW-1:0] req_data_e;                         // its data in every slot
+    logic [EB-1:0] req_mask_e;                         // its mask in its slot
 
-    assign slot       = SW'(hm_req_addr_i[3:0] >> $clog2(N));
-    assign line       = hm_req_addr_i[47:4];
-    assign req_data16 = {S{hm_req_wdata_i}};
-    assign req_mask16 = 16'(hm_req_wmask_i) << (N * slot);
+    assign slot       = SW'(hm_req_addr_i[EBW-1:0] >> $clog2(N));
+    assign line       = hm_req_addr_i[AddrW-1:EBW];
+    assign req_data_e = {S{hm_req_wdata_i}};
+    assign req_mask_e = EB'(hm_req_wmask_i) << (N * slot);
 
     // ---- writes: the merge register ------------------------------------------------------
     logic          h_d, h_q;                           // a write beat is held
-    logic [43:0]   hline_d, hline_q;
-    logic [127:0]  hdata_d, hdata_q;
-    logic [15:0]   hmask_d, hmask_q;
+    logic [LW-1:0] hline_d, hline_q;
+    logic [EW-1:0] hdata_d, hdata_q;
+    logic [EB-1:0] hmask_d, hmask_q;
     logic          w_same, w_merge, w_ready, w_take, h_leave;
 
     assign w_same  = h_q && line == hline_q;
@@ -200,7 +208,7 @@ module tpu_host_beat_adapter #(
     assign w_take  = hm_req_valid_i && hm_req_write_i && !flush_i && w_ready;
 
     assign wr_req_valid_o = h_q && !w_merge && !flush_i;
-    assign wr_req_addr_o  = {hline_q, 4'b0000};
+    assign wr_req_addr_o  = {hline_q, EBW'(0)};
     assign wr_req_data_o  = hdata_q;
     assign wr_req_mask_o  = hmask_q;
     assign h_leave        = wr_req_valid_o && wr_req_ready_i;
@@ -214,10 +222,10 @@ module tpu_host_beat_adapter #(
       if (w_take) begin
         h_d     = 1'b1;
         hline_d = line;
-        for (int b = 0; b < 16; b++) begin
-          if (req_mask16[b] || !w_merge) hdata_d[8*b +: 8] = req_data16[8*b +: 8];
+        for (int b = 0; b < EB; b++) begin
+          if (req_mask_e[b] || !w_merge) hdata_d[8*b +: 8] = req_data_e[8*b +: 8];
         end
-        hmask_d = w_merge ? (hmask_q | req_mask16) : req_mask16;
+        hmask_d = w_merge ? (hmask_q | req_mask_e) : req_mask_e;
       end
       if (flush_i) h_d = 1'b0;
     end
@@ -238,11 +246,11 @@ module tpu_host_beat_adapter #(
 
     // ---- reads: issue and join -----------------------------------------------------------
     // The newest use waits in the stage register (s_*); older ones are queued with their
-    // last flag. t_* describe the newest 16-byte read issued.
+    // last flag. t_* describe the newest engine read issued.
     logic          s_d, s_q;                           // a use is staged
     logic [SW-1:0] sslot_d, sslot_q;
     logic          t_open_d, t_open_q;                 // reads may still join it
-    logic [43:0]   tline_d, tline_q;
+    logic [LW-1:0] tline_d, tline_q;
     logic          q_valid, q_ready, q_push, q_pop, q_empty;
     logic [UW-1:0] q_in, q_out;
     logic [CW-1:0] q_count;
@@ -250,7 +258,7 @@ module tpu_host_beat_adapter #(
     logic          from_q, handout, staged_out, rsp_pop;
     logic [SW-1:0] head_slot;
 
-    // Joins the newest 16-byte read while its staged use (hence its response) is still held.
+    // Joins the newest engine read while its staged use (hence its response) is still held.
     assign r_join  = s_q && t_open_q && line == tline_q;
     // Room from registers only, and never while a write beat is held.
     assign r_ready = !h_q && !flush_i && q_count != CW'(UseDepth) && (r_join || rd_req_ready_i);
@@ -259,7 +267,7 @@ module tpu_host_beat_adapter #(
 
     assign rd_req_valid_o = hm_req_valid_i && !hm_req_write_i && !r_join && !h_q &&
                             !flush_i && q_count != CW'(UseDepth);
-    assign rd_req_addr_o  = {line, 4'b0000};
+    assign rd_req_addr_o  = {line, EBW'(0)};
     assign hm_req_ready_o = hm_req_write_i ? (w_ready && !flush_i) : r_ready;
 
     // ---- responses -----------------------------------------------------------------------
@@ -343,8 +351,9 @@ module tpu_host_beat_adapter #(
   // Assertions
   // ---------------------------------------------------------------------------------------
   `TPU_ASSERT_INIT(BeatIsPowerOfTwo, N >= 2 && N <= 256 && (N & (N - 1)) == 0)
+  `TPU_ASSERT_INIT(TlpWidthLegal, TlpWidth == 128 || TlpWidth == 256 || TlpWidth == 512)
   `TPU_ASSERT_INIT(UseDepthAtLeastTwo, UseDepth >= 2)
-  `TPU_ASSERT(RequestAligned, !hm_req_valid_i || (hm_req_addr_i % 48'(N)) == 48'd0, clk_i,
+  `TPU_ASSERT(RequestAligned, !hm_req_valid_i || (hm_req_addr_i % AddrW'(N)) == '0, clk_i,
               rst_ni)
 
 endmodule

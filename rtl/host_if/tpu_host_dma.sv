@@ -20,6 +20,7 @@
 // leaves when both its data (reg_rsp_*) and the fields the receive side kept are there; an
 // Unsupported Request completion (a non-posted request the device does not take) needs only
 // the fields.
+// TLP stream beats and DMA beats are TlpWidth bits (128, 256 or 512; B = TlpWidth / 8 bytes).
 // Latency: none added to its blocks'. A register request is offered on reg_req_* in the cycle
 // after its TLP's last beat was taken; a completion beat taken on rx_* in cycle t is on
 // rd_rsp_* from t + 3 (receive stage 1, read engine 2); a read run's MRd is offered to the
@@ -30,19 +31,22 @@ module tpu_host_dma #(
   parameter int unsigned MaxReadReq = 512,    // largest MRRS, bytes
   parameter int unsigned NumTags    = 16,     // DMA reads outstanding (2 for the ring)
   parameter int unsigned Timeout    = 65536,  // completion timeout, cycles
-  parameter int unsigned IdleGap    = 4       // cycles without a beat that close a DMA run
+  parameter int unsigned IdleGap    = 4,      // cycles without a beat that close a DMA run
+  parameter int unsigned TlpWidth   = 128,    // TLP stream and DMA beat bits: 128, 256, 512
+  localparam int unsigned W = TlpWidth,       // beat bits
+  localparam int unsigned B = TlpWidth / 8    // beat bytes
 ) (
   input  logic         clk_i,
   input  logic         rst_ni,
   // TLP streams (docs/host_if.md section 1).
   input  logic         rx_valid_i,        // a received beat is offered
   output logic         rx_ready_o,        // ... and taken this cycle
-  input  logic [127:0] rx_data_i,         // DW d at [32d +: 32]
+  input  logic [W-1:0] rx_data_i,         // DW d at [32d +: 32]
   input  logic         rx_sop_i,          // first beat of a TLP
   input  logic         rx_eop_i,          // last beat of a TLP
   output logic         tx_valid_o,        // a beat to send is offered
   input  logic         tx_ready_i,        // ... and taken this cycle
-  output logic [127:0] tx_data_o,         // DW d at [32d +: 32]
+  output logic [W-1:0] tx_data_o,         // DW d at [32d +: 32]
   output logic         tx_sop_o,          // first beat of a TLP
   output logic         tx_eop_o,          // last beat of a TLP
   // BAR0 register port (to the register file).
@@ -55,24 +59,24 @@ module tpu_host_dma #(
   input  logic         reg_rsp_valid_i,   // a read's data, in request order
   output logic         reg_rsp_ready_o,   // ... taken this cycle (its completion is sent)
   input  logic [31:0]  reg_rsp_rdata_i,   // the register's value
-  // DMA read clients (client c at bit c, or at [64c +: 64] / [128c +: 128]).
+  // DMA read clients (client c at bit c, or at [64c +: 64] / [W*c +: W]).
   input  logic [1:0]   rd_flush_i,        // drop the client's runs, order and beats
   input  logic [1:0]   rd_req_valid_i,    // a beat read is requested
   output logic [1:0]   rd_req_ready_o,    // ... and taken this cycle
-  input  logic [127:0] rd_req_addr_i,     // host byte address, a multiple of 16
+  input  logic [127:0] rd_req_addr_i,     // host byte address, a multiple of B
   input  logic [1:0]   rd_req_last_i,     // the beat ends its run
   output logic [1:0]   rd_rsp_valid_o,    // the client's oldest beat is offered
   input  logic [1:0]   rd_rsp_ready_i,    // ... and taken this cycle
-  output logic [255:0] rd_rsp_data_o,     // byte b at [8b +: 8]
+  output logic [2*W-1:0] rd_rsp_data_o,   // byte b at [8b +: 8]
   output logic [1:0]   rd_rsp_error_o,    // the beat's request failed
   // DMA write client.
   input  logic         wr_flush_i,        // drop what no TLP header has left with
   input  logic         wr_close_i,        // close the open run (besides a client-0 read taken)
   input  logic         wr_req_valid_i,    // a write beat is offered
   output logic         wr_req_ready_o,    // ... and taken this cycle
-  input  logic [63:0]  wr_req_addr_i,     // host byte address, a multiple of 16
-  input  logic [127:0] wr_req_data_i,     // byte b at [8b +: 8]
-  input  logic [15:0]  wr_req_mask_i,     // bytes written
+  input  logic [63:0]  wr_req_addr_i,     // host byte address, a multiple of B
+  input  logic [W-1:0] wr_req_data_i,     // byte b at [8b +: 8]
+  input  logic [B-1:0] wr_req_mask_i,     // bytes written
   input  logic         wr_held_i,         // a write beat waits in front of the write engine
   output logic         wr_empty_o,        // no beat, run or TLP left in or before it
   // MSI.
@@ -116,7 +120,7 @@ module tpu_host_dma #(
   logic [11:0]  cpl_byte_count;
   logic [6:0]   cpl_lower_addr;
   logic [9:0]   cpl_dwords;
-  logic [127:0] cpl_data;
+  logic [W-1:0] cpl_data;
   // read engine -> tx: MRds
   logic         mrd_valid, mrd_ready;
   logic [63:0]  mrd_addr;
@@ -128,10 +132,12 @@ module tpu_host_dma #(
   logic [63:0]  hdr_addr;
   logic [9:0]   hdr_dwords;
   logic [3:0]   hdr_first_be, hdr_last_be;
-  logic [127:0] pay_data;
+  logic [W-1:0] pay_data;
 
   // ---- receive -----------------------------------------------------------------------------
-  tpu_host_rx u_rx (
+  tpu_host_rx #(
+    .TlpWidth(TlpWidth)
+  ) u_rx (
     .clk_i             (clk_i),
     .rst_ni            (rst_ni),
     .rx_valid_i        (rx_valid_i),
@@ -215,7 +221,8 @@ module tpu_host_dma #(
     .Client0Tags(NumTags - 2),
     .Client1Tags(2),
     .Timeout    (Timeout),
-    .IdleGap    (IdleGap)
+    .IdleGap    (IdleGap),
+    .TlpWidth   (TlpWidth)
   ) u_dma_rd (
     .clk_i            (clk_i),
     .rst_ni           (rst_ni),
@@ -261,7 +268,8 @@ module tpu_host_dma #(
 
   tpu_host_dma_wr #(
     .MaxPayload(MaxPayload),
-    .IdleGap   (IdleGap)
+    .IdleGap   (IdleGap),
+    .TlpWidth  (TlpWidth)
   ) u_dma_wr (
     .clk_i          (clk_i),
     .rst_ni         (rst_ni),
@@ -291,7 +299,9 @@ module tpu_host_dma #(
   assign wr_empty_o = wr_engine_empty && !wr_held_i;
 
   // ---- transmit ----------------------------------------------------------------------------
-  tpu_host_tx u_tx (
+  tpu_host_tx #(
+    .TlpWidth(TlpWidth)
+  ) u_tx (
     .clk_i             (clk_i),
     .rst_ni            (rst_ni),
     .tx_valid_o        (tx_valid_o),

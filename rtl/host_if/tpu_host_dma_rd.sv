@@ -1,10 +1,10 @@
 `include "tpu_assert.svh"
 // DMA read engine of the host interface (docs/host_if.md section 4). Two clients read host
-// memory in beats of 16 bytes: client 0 the core's host-memory port (hm_req_* reads with
-// N = 16), client 1 the instruction ring. Each client gets its beats back in its own request
-// order; the clients do not wait for each other.
+// memory in beats of B = TlpWidth / 8 bytes (one beat of the TLP stream): client 0 the core's
+// host-memory port (through tpu_host_beat_adapter), client 1 the instruction ring. Each client
+// gets its beats back in its own request order; the clients do not wait for each other.
 //
-// Requests: a client's consecutive beats (address + 16 each time) coalesce into one run that
+// Requests: a client's consecutive beats (address + B each time) coalesce into one run that
 // becomes one MRd of up to MRRS bytes, never crossing an MRRS-aligned (hence 4 KiB) boundary,
 // MRRS being the size in use (mrrs_mask_i + 1: Device Control's, at most MaxReadReq; a run open
 // when it changes ends at the next boundary of the new size). A run ends when a beat does not continue it, when it reaches such a boundary, when
@@ -13,21 +13,20 @@
 // (the write engine has sent everything), so that a read never passes an earlier write. At
 // most Client0Tags / Client1Tags requests of each client are outstanding (NumTags in all).
 //
-// Completions (cpl_*, from tpu_host_rx, one beat per cycle, never back-pressured): every tag
-// owns a slot of MaxReadReq bytes in one completion buffer (tpu_mem_1r1w, NumTags * MaxReadReq
-// / 16 rows of 128 bits). A request's completions may be split at any 16-byte multiple (the
-// root complex uses its 64-byte read completion boundary) and those of different tags may
-// interleave in any order; PCIe returns one request's completions in address order, so a
-// CplD is taken when its byte count equals the bytes still owed, its lower address continues
-// the request, its length is a whole number of beats no larger than the byte count, and it
-// has that many payload beats; its beats are then written behind the ones received. A
-// completion with a status other than SC, without data, or failing those checks fails its
-// request, and no further completion is expected for it; a poisoned CplD (EP) fails its
-// request too, but the request's later completions are still taken (and checked) until it is
-// complete. A completion whose tag has no request expecting one is dropped and pulses
-// cpl_unexpected_o. A request not complete Timeout cycles after its MRd was sent fails
-// as well (timeout_o pulses; the tags are checked one per cycle in turn, so the timeout
-// resolves within Timeout + NumTags cycles).
+// Completions (cpl_*, from tpu_host_rx, one beat per cycle, never back-pressured): every tag owns a
+// slot of MaxReadReq bytes in one completion buffer (tpu_mem_1r1w, NumTags * MaxReadReq / B rows of
+// TlpWidth bits). A request's completions may be split at any multiple of B bytes (the root complex
+// uses its 64-byte read completion boundary; B is at most 64) and those of different tags may
+// interleave in any order; PCIe returns one request's completions in address order, so a CplD is
+// taken when its byte count equals the bytes still owed, its lower address continues the request,
+// its length is a whole number of beats no larger than the byte count, and it has that many payload
+// beats; its beats are then written behind the ones received. A completion with a status other than
+// SC, without data, or failing those checks fails its request, and no further completion is
+// expected for it; a poisoned CplD (EP) fails its request too, but the request's later completions
+// are still taken (and checked) until it is complete. A completion whose tag has no request
+// expecting one is dropped and pulses cpl_unexpected_o. A request not complete Timeout cycles after
+// its MRd was sent fails as well (timeout_o pulses; the tags are checked one per cycle in turn, so
+// the timeout resolves within Timeout + NumTags cycles).
 //
 // Responses: the oldest request of each client hands its beats out as they arrive (the read
 // port of the buffer serves the two clients in turn, one beat per cycle, through a three-entry
@@ -67,7 +66,9 @@ module tpu_host_dma_rd #(
   parameter int unsigned Timeout     = 65536,       // cycles from MRd to its last completion
   parameter int unsigned Quarantine  = Timeout,     // cycles a timed-out tag is not reused
   parameter int unsigned IdleGap     = 4,           // cycles without a beat that close a run
-  localparam int unsigned NumClients = 2
+  parameter int unsigned TlpWidth    = 128,         // beat bits: 128, 256 or 512
+  localparam int unsigned NumClients = 2,
+  localparam int unsigned W          = TlpWidth     // beat bits
 ) (
   input  logic                      clk_i,
   input  logic                      rst_ni,
@@ -77,17 +78,17 @@ module tpu_host_dma_rd #(
   // Client requests, one beat each (client c at [c] / [64c +: 64]).
   input  logic [NumClients-1:0]     req_valid_i,      // a beat read is offered
   output logic [NumClients-1:0]     req_ready_o,      // ... and taken this cycle
-  input  logic [NumClients*64-1:0]  req_addr_i,       // its host address, a multiple of 16
+  input  logic [NumClients*64-1:0]  req_addr_i,       // its host address, a multiple of B
   input  logic [NumClients-1:0]     req_last_i,       // close the run after this beat
-  // Client responses, in each client's request order (client c at [c] / [128c +: 128]).
+  // Client responses, in each client's request order (client c at [c] / [W*c +: W]).
   output logic [NumClients-1:0]     rsp_valid_o,      // a beat is offered
   input  logic [NumClients-1:0]     rsp_ready_i,      // ... and taken this cycle
-  output logic [NumClients*128-1:0] rsp_data_o,       // byte b at [8b +: 8]
+  output logic [NumClients*W-1:0]   rsp_data_o,       // byte b at [8b +: 8]
   output logic [NumClients-1:0]     rsp_error_o,      // its request failed
   // Memory read requests to the transmit side.
   output logic                      mrd_valid_o,      // an MRd is offered
   input  logic                      mrd_ready_i,      // ... and sent (taken) this cycle
-  output logic [63:0]               mrd_addr_o,       // first byte, a multiple of 16
+  output logic [63:0]               mrd_addr_o,       // first byte, a multiple of B
   output logic [9:0]                mrd_dwords_o,     // length in DWs (0 = 1024)
   output logic [7:0]                mrd_tag_o,        // tag
   // Completion beats from the receive side.
@@ -101,7 +102,7 @@ module tpu_host_dma_rd #(
   input  logic [11:0]               cpl_byte_count_i, // bytes still owed (0 = 4096)
   input  logic [6:0]                cpl_lower_addr_i, // address bits 6:0 of the first byte
   input  logic [9:0]                cpl_dwords_i,     // payload DWs (0 = 1024)
-  input  logic [127:0]              cpl_data_i,       // payload beat
+  input  logic [W-1:0]              cpl_data_i,       // payload beat
   // Status.
   output logic                      busy_o,           // a run, an MRd or a tag in flight
   output logic                      cpl_unexpected_o, // pulse: a completion was dropped
@@ -113,7 +114,10 @@ module tpu_host_dma_rd #(
   output logic [7:0]                fail_tag_o        // ... its tag
 );
 
-  localparam int unsigned SlotBeats = MaxReadReq / 16;              // beats per tag slot
+  localparam int unsigned B         = TlpWidth / 8;                  // beat bytes
+  localparam int unsigned BW        = $clog2(B);                     // byte index in a beat
+  localparam int unsigned DwW       = $clog2(TlpWidth / 32);         // DW index in a beat
+  localparam int unsigned SlotBeats = MaxReadReq / B;               // beats per tag slot
   localparam int unsigned SbW       = $clog2(SlotBeats);            // beat index in a slot
   localparam int unsigned NbW       = $clog2(SlotBeats + 1);        // beat counts 0..SlotBeats
   localparam int unsigned TagW      = $clog2(NumTags);              // tag bits used
@@ -170,8 +174,8 @@ module tpu_host_dma_rd #(
     logic        extend, want_close, do_close, accept;
 
     assign addr       = req_addr_i[64*c +: 64];
-    assign next_addr  = base_q[c] + {{(64-NbW-4){1'b0}}, run_nb_q[c], 4'b0000};
-    assign addr_plus  = addr[11:0] + 12'd16;
+    assign next_addr  = base_q[c] + (64'(run_nb_q[c]) << BW);
+    assign addr_plus  = addr[11:0] + 12'(B);
     assign extend     = open_q[c] && !full_q[c] && idle_q[c] < GapW'(IdleGap) &&
                         addr == next_addr;
     assign want_close = open_q[c] && (full_q[c] || idle_q[c] >= GapW'(IdleGap) ||
@@ -281,7 +285,7 @@ module tpu_host_dma_rd #(
   assign rr_d        = issue ? sel : rr_q;
 
   assign mrd_addr_o   = pend_addr_q[sel];
-  assign mrd_dwords_o = 10'({pend_nb_q[sel], 2'b00});
+  assign mrd_dwords_o = 10'(32'(pend_nb_q[sel]) << DwW);
   assign mrd_tag_o    = 8'(free_tag);
 
   // ---------------------------------------------------------------------------------------
@@ -290,7 +294,8 @@ module tpu_host_dma_rd #(
   logic [TagW-1:0]   ctag;            // tag of a first beat
   logic              f_known;         // ... names a request waiting for data
   logic              f_good;          // ... and continues it correctly (maybe poisoned)
-  logic [NbW+3:0]    owed;            // bytes the request still waits for
+  logic [NbW-1:0]    owed_beats;      // beats the request still waits for
+  logic [NbW+BW-1:0] owed;            // ... in bytes
   logic [12:0]       bc;              // byte count, 1..4096
   logic [10:0]       dws;             // length, 1..1024
   logic [6:0]        next_lo7;        // lower address the next completion must carry
@@ -306,18 +311,19 @@ module tpu_host_dma_rd #(
 
   assign ctag     = cpl_tag_i[TagW-1:0];
   assign f_known  = (cpl_tag_i >> TagW) == 8'd0 && waiting[ctag];
-  assign owed     = (NbW+4)'({nb_q[ctag] - rcvd_q[ctag], 4'b0000});
+  assign owed_beats = nb_q[ctag] - rcvd_q[ctag];
+  assign owed     = (NbW+BW)'(owed_beats) << BW;
   assign bc       = (cpl_byte_count_i == 12'd0) ? 13'd4096 : {1'b0, cpl_byte_count_i};
   assign dws      = (cpl_dwords_i == 10'd0) ? 11'd1024 : {1'b0, cpl_dwords_i};
-  assign rcvd_lo7 = 7'({rcvd_q[ctag], 4'b0000});
+  assign rcvd_lo7 = 7'(32'(rcvd_q[ctag]) << BW);
   assign next_lo7 = lo7_q[ctag] + rcvd_lo7;
   assign f_good   = f_known && cpl_status_i == 3'b000 && cpl_has_data_i &&
-                    32'(bc) == 32'(owed) && dws[1:0] == 2'b00 && {dws, 2'b00} <= 13'(bc) &&
+                    32'(bc) == 32'(owed) && dws[DwW-1:0] == '0 && {dws, 2'b00} <= 13'(bc) &&
                     cpl_lower_addr_i == next_lo7;
 
   assign beat_on   = cpl_first_i ? f_good : cur_on_q;
   assign beat_tag  = cpl_first_i ? ctag : cur_tag_q;
-  assign beat_left = cpl_first_i ? NbW'(dws >> 2) : cur_left_q;
+  assign beat_left = cpl_first_i ? NbW'(dws >> DwW) : cur_left_q;
   assign cpl_we    = cpl_valid_i && beat_on && beat_left != '0;
   // A known request fails on a bad first beat, a beat beyond the TLP's length, or a TLP that
   // ends before its length.
@@ -378,7 +384,7 @@ module tpu_host_dma_rd #(
   logic                  rsel;                   // client read this cycle
   logic                  mem_re;
   logic [MemAw-1:0]      mem_raddr;
-  logic [127:0]          mem_rdata;
+  logic [W-1:0]          mem_rdata;
   logic                  rd_last;                // the read is the head request's last beat
   logic [TagW-1:0]       rd_tag;
   logic [1:0]            out_count [NumClients];
@@ -443,7 +449,7 @@ module tpu_host_dma_rd #(
 
   tpu_mem_1r1w #(
     .Lanes    (1),
-    .LaneWidth(128),
+    .LaneWidth(W),
     .Depth    (NumTags * SlotBeats)
   ) u_buf (
     .clk_i   (clk_i),
@@ -460,12 +466,12 @@ module tpu_host_dma_rd #(
   // Output FIFOs: OutDepth beats per client; a read is issued only if its beat has room.
   for (genvar c = 0; c < NumClients; c++) begin : g_out
     logic       in_ready, empty;
-    logic [128:0] out_data;
+    logic [W:0]   out_data;
 
     assign out_push[c] = inflight_q[c] && !flush_i[c];
 
     tpu_fifo #(
-      .Width(129),
+      .Width(W + 1),
       .Depth(OutDepth)
     ) u_out (
       .clk_i       (clk_i),
@@ -486,8 +492,8 @@ module tpu_host_dma_rd #(
       else         ob_q[c] <= ob_d[c];
     end
 
-    assign rsp_data_o[128*c +: 128] = out_data[127:0];
-    assign rsp_error_o[c]           = out_data[128];
+    assign rsp_data_o[W*c +: W] = out_data[W-1:0];
+    assign rsp_error_o[c]       = out_data[W];
 
     logic unused_out;
     assign unused_out = ^{in_ready, empty};
@@ -621,15 +627,17 @@ module tpu_host_dma_rd #(
   // ---------------------------------------------------------------------------------------
   // Assertions
   // ---------------------------------------------------------------------------------------
-  `TPU_ASSERT_INIT(MaxReadReqLegal, MaxReadReq >= 64 && MaxReadReq <= 4096 &&
-                                    (MaxReadReq & (MaxReadReq - 1)) == 0)
+  `TPU_ASSERT_INIT(TlpWidthLegal, TlpWidth == 128 || TlpWidth == 256 || TlpWidth == 512)
+  // At least two beats per tag slot (a beat index of at least one bit).
+  `TPU_ASSERT_INIT(MaxReadReqLegal, MaxReadReq >= 64 && MaxReadReq >= 2 * B &&
+                                    MaxReadReq <= 4096 && (MaxReadReq & (MaxReadReq - 1)) == 0)
   `TPU_ASSERT_INIT(NumTagsLegal, NumTags >= 2 && NumTags <= 256 &&
                                  (NumTags & (NumTags - 1)) == 0)
   `TPU_ASSERT_INIT(ClientTagsLegal, Client0Tags >= 1 && Client1Tags >= 1 &&
                                     Client0Tags + Client1Tags <= NumTags)
   `TPU_ASSERT_INIT(TimeoutLegal, Timeout >= 2 * NumTags)
-  `TPU_ASSERT(RequestBeatAligned, !req_valid_i[0] || req_addr_i[3:0] == 4'h0, clk_i, rst_ni)
-  `TPU_ASSERT(RequestBeatAligned1, !req_valid_i[1] || req_addr_i[67:64] == 4'h0,
+  `TPU_ASSERT(RequestBeatAligned, !req_valid_i[0] || req_addr_i[BW-1:0] == '0, clk_i, rst_ni)
+  `TPU_ASSERT(RequestBeatAligned1, !req_valid_i[1] || req_addr_i[64 +: BW] == '0,
               clk_i, rst_ni)
   // (Array selects computed outside the assertions: Verilator 5.006 fails on them inside.)
   logic chk_free, chk_in_slot, chk_has_data, chk_fits;

@@ -1,9 +1,10 @@
 `include "tpu_assert.svh"
 // DMA write engine of the host interface (docs/host_if.md section 4): turns the core's write
-// beats (host-memory port with N = 16: a beat address, 16 bytes and a byte mask) into MWr TLPs.
+// beats (a beat address, B = TlpWidth / 8 bytes and a byte mask; the core's beats reach it
+// through tpu_host_beat_adapter) into MWr TLPs.
 //
 // Runs: consecutive beats whose written bytes form one contiguous byte range (the first beat's
-// mask ends at byte 15, the following beats are full, the last one's mask starts at byte 0)
+// mask ends at byte B - 1, the following beats are full, the last one's mask starts at byte 0)
 // coalesce into one MWr of up to MPS bytes that never crosses an MPS-aligned (hence 4 KiB)
 // boundary, MPS being the size in use (mps_mask_i + 1: Device Control's, at most MaxPayload;
 // a run open when it changes ends at the next boundary of the new size): its first and last
@@ -13,7 +14,7 @@
 // contiguous range is sent as one 1-DW MWr per DW with bytes to write, carrying that DW's byte
 // enables as they are; a beat with an empty mask is taken and dropped.
 //
-// Storage: the beats wait in a data FIFO (DataDepth rows of 128 bits), the TLPs formed from
+// Storage: the beats wait in a data FIFO (DataDepth rows of TlpWidth bits), the TLPs formed from
 // them in a descriptor FIFO (address of the first DW, length, byte enables, beats, DW shift).
 // The transmit side takes a TLP's header fields on hdr_* and then its payload on pay_*;
 // payload DW d is DW (shift + d) of the run's bytes, so the beats are shifted down by the run's
@@ -27,10 +28,13 @@
 // Latency: a beat is taken in the cycle it is offered while the FIFOs have room; a closed
 // run's header is offered in the cycle after it closed; one payload beat per cycle.
 module tpu_host_dma_wr #(
-  parameter int unsigned MaxPayload = 256,                   // MPS in bytes: 2^k, 16 .. 4096
+  parameter int unsigned MaxPayload = 256,                   // MPS in bytes: 2^k, B .. 4096
   parameter int unsigned IdleGap    = 4,                     // cycles without a beat: send
-  parameter int unsigned DataDepth  = 2 * MaxPayload / 16,   // beats buffered: 2^k
-  parameter int unsigned DescDepth  = 4                      // TLPs formed and not yet sent
+  parameter int unsigned TlpWidth   = 128,                   // beat bits: 128, 256 or 512
+  parameter int unsigned DataDepth  = 2 * MaxPayload / (TlpWidth / 8),  // beats buffered: 2^k
+  parameter int unsigned DescDepth  = 4,                     // TLPs formed and not yet sent
+  localparam int unsigned W = TlpWidth,                      // beat bits
+  localparam int unsigned B = TlpWidth / 8                   // beat bytes
 ) (
   input  logic         clk_i,
   input  logic         rst_ni,
@@ -40,9 +44,9 @@ module tpu_host_dma_wr #(
   // Write beats.
   input  logic         req_valid_i,     // a beat is offered
   output logic         req_ready_o,     // ... and taken this cycle
-  input  logic [63:0]  req_addr_i,      // host address of the beat, a multiple of 16
-  input  logic [127:0] req_data_i,      // byte b at [8b +: 8]
-  input  logic [15:0]  req_mask_i,      // bytes to write
+  input  logic [63:0]  req_addr_i,      // host address of the beat, a multiple of B
+  input  logic [W-1:0] req_data_i,      // byte b at [8b +: 8]
+  input  logic [B-1:0] req_mask_i,      // bytes to write
   // MWr header fields to the transmit side.
   output logic         hdr_valid_o,     // a TLP is ready
   input  logic         hdr_ready_i,     // ... and its header is sent (taken) this cycle
@@ -53,60 +57,63 @@ module tpu_host_dma_wr #(
   // Payload beats of the TLP whose header was taken.
   output logic         pay_valid_o,     // a payload beat is offered
   input  logic         pay_ready_i,     // ... and taken this cycle
-  output logic [127:0] pay_data_o,      // payload DW d at [32d +: 32]
+  output logic [W-1:0] pay_data_o,      // payload DW d at [32d +: 32]
   output logic         pay_last_o,      // the TLP's last beat
   // Status.
   output logic         empty_o          // nothing buffered, every TLP handed over
 );
 
+  localparam int unsigned D     = TlpWidth / 32;              // DWs per beat
+  localparam int unsigned BW    = $clog2(B);                  // byte index in a beat
+  localparam int unsigned DwW   = $clog2(D);                  // DW index in a beat
   localparam int unsigned PtrW  = $clog2(DataDepth);           // data FIFO index
   localparam int unsigned CntW  = $clog2(DataDepth + 1);       // beats held
-  localparam int unsigned MaxNb = MaxPayload / 16;             // beats per run
+  localparam int unsigned MaxNb = MaxPayload / B;              // beats per run
   localparam int unsigned NbW   = $clog2(MaxNb + 1);           // beats of a run
   localparam int unsigned GapW  = $clog2(IdleGap + 1);         // idle counter
   localparam int unsigned DcW   = $clog2(DescDepth + 1);       // descriptors held
-  localparam int unsigned DescW = 64 + 11 + 4 + 4 + 2 + NbW + 1;  // descriptor bits
+  localparam int unsigned DescW = 64 + 11 + 4 + 4 + DwW + NbW + 1;  // descriptor bits
 
   // ---------------------------------------------------------------------------------------
   // The offered beat's mask
   // ---------------------------------------------------------------------------------------
-  logic [3:0]  lo, hi;          // lowest and highest byte written
-  logic [16:0] shifted;         // mask >> lo
-  logic        m_zero, m_contig;
-  logic [3:0]  nib [4];         // byte enables of DW d
+  logic [BW-1:0] lo, hi;        // lowest and highest byte written
+  logic [B:0]    shifted;       // mask >> lo
+  logic          m_zero, m_contig;
+  logic [3:0]    nib [D];       // byte enables of DW d
 
   always_comb begin
-    lo = 4'd0;
-    hi = 4'd0;
-    for (int b = 15; b >= 0; b--) begin
-      if (req_mask_i[b]) lo = 4'(b);
+    lo = '0;
+    hi = '0;
+    for (int b = B - 1; b >= 0; b--) begin
+      if (req_mask_i[b]) lo = BW'(b);
     end
-    for (int b = 0; b < 16; b++) begin
-      if (req_mask_i[b]) hi = 4'(b);
+    for (int b = 0; b < B; b++) begin
+      if (req_mask_i[b]) hi = BW'(b);
     end
   end
 
   assign shifted  = {1'b0, req_mask_i} >> lo;
   assign m_zero   = req_mask_i == '0;
-  assign m_contig = !m_zero && ((shifted + 17'd1) & shifted) == '0;
+  assign m_contig = !m_zero && ((shifted + (B+1)'(1)) & shifted) == '0;
 
-  for (genvar d = 0; d < 4; d++) begin : g_nib
+  for (genvar d = 0; d < D; d++) begin : g_nib
     assign nib[d] = req_mask_i[4*d +: 4];
   end
 
   // ---------------------------------------------------------------------------------------
   // State
   // ---------------------------------------------------------------------------------------
-  // Open run: beats [run_addr, run_addr + 16 * run_nb), bytes from run_lo of the first beat to
+  // Open run: beats [run_addr, run_addr + B * run_nb), bytes from run_lo of the first beat to
   // run_hi of the last; done when it cannot grow.
   logic             open_d, open_q, done_d, done_q;
   logic [63:0]      run_addr_d, run_addr_q;
-  logic [3:0]       run_lo_d, run_lo_q, run_hi_d, run_hi_q;
+  logic [BW-1:0]    run_lo_d, run_lo_q, run_hi_d, run_hi_q;
   logic [NbW-1:0]   run_nb_d, run_nb_q;
   logic [GapW-1:0]  idle_d, idle_q;
   // A non-contiguous beat being split into 1-DW writes: DWs left, their masks, beat address.
-  logic [3:0]       split_d, split_q;
-  logic [15:0]      split_mask_d, split_mask_q;
+  logic [D-1:0]     split_d, split_q;
+  logic [B-1:0]     split_mask_d, split_mask_q;
   logic [63:0]      split_addr_d, split_addr_q;
   // Data FIFO.
   logic [PtrW-1:0]  wp_d, wp_q, rp_d, rp_q;
@@ -126,27 +133,27 @@ module tpu_host_dma_wr #(
   logic [11:0]      addr_plus;  // the next beat's address bits 11:0 (MPS is at most 4 KiB)
   logic             extend, close_run, dwrite;
   // The open run as a descriptor.
-  logic [1:0]       r_fd;
+  logic [DwW-1:0]   r_fd;
   logic [10:0]      r_dwords;
   logic [3:0]       r_first_be, r_last_be;
   // The next 1-DW write of a split.
-  logic [1:0]       s_dw;
-  logic [3:0]       s_rest;
+  logic [DwW-1:0]   s_dw;
+  logic [D-1:0]     s_rest;
 
   // Room from registers only (not from this cycle's pops): no path from the transmit side's
   // ready to req_ready_o.
   assign data_room = dcount_q != CntW'(DataDepth);
   assign desc_room = desc_count != DcW'(DescDepth);
-  assign next_addr = run_addr_q + 64'({run_nb_q, 4'b0000});
-  assign addr_plus = req_addr_i[11:0] + 12'd16;
+  assign next_addr = run_addr_q + (64'(run_nb_q) << BW);
+  assign addr_plus = req_addr_i[11:0] + 12'(B);
   // The beat can continue the open run (unless the run is sent in this cycle anyway: then
   // the beat starts the next run).
-  assign extend    = open_q && !done_q && req_addr_i == next_addr && m_contig && lo == 4'd0;
+  assign extend    = open_q && !done_q && req_addr_i == next_addr && m_contig && lo == '0;
   assign drop_now  = (flush_i || flushing_q) && !active_q;
 
   always_comb begin
-    r_fd       = run_lo_q[3:2];
-    r_dwords   = 11'({run_nb_q, 2'b00}) - 11'd4 + 11'(run_hi_q[3:2]) - 11'(r_fd) + 11'd1;
+    r_fd       = run_lo_q[BW-1:2];
+    r_dwords   = (11'(run_nb_q) << DwW) - 11'(D) + 11'(run_hi_q[BW-1:2]) - 11'(r_fd) + 11'd1;
     r_first_be = 4'b1111 << run_lo_q[1:0];
     r_last_be  = 4'b1111 >> (2'd3 - run_hi_q[1:0]);
     if (r_dwords == 11'd1) begin
@@ -156,11 +163,11 @@ module tpu_host_dma_wr #(
   end
 
   always_comb begin
-    s_dw = 2'd0;
-    for (int d = 3; d >= 0; d--) begin
-      if (split_q[d]) s_dw = 2'(d);
+    s_dw = '0;
+    for (int d = D - 1; d >= 0; d--) begin
+      if (split_q[d]) s_dw = DwW'(d);
     end
-    s_rest = split_q & ~(4'b0001 << s_dw);
+    s_rest = split_q & ~(D'(1) << s_dw);
   end
 
   // Whether the offered beat can be taken, from its address and mask (not from req_valid_i,
@@ -220,16 +227,16 @@ module tpu_host_dma_wr #(
         if (extend && !desc_push) begin
           run_nb_d = run_nb_q + NbW'(1);
           run_hi_d = hi;
-          done_d   = hi != 4'd15 || (addr_plus & mps_mask_i) == 12'd0;
+          done_d   = hi != BW'(B - 1) || (addr_plus & mps_mask_i) == 12'd0;
         end else if (m_contig) begin
           open_d     = 1'b1;
           run_addr_d = req_addr_i;
           run_lo_d   = lo;
           run_hi_d   = hi;
           run_nb_d   = NbW'(1);
-          done_d     = hi != 4'd15 || (addr_plus & mps_mask_i) == 12'd0;
+          done_d     = hi != BW'(B - 1) || (addr_plus & mps_mask_i) == 12'd0;
         end else begin
-          split_d      = {nib[3] != '0, nib[2] != '0, nib[1] != '0, nib[0] != '0};
+          for (int d = 0; d < D; d++) split_d[d] = nib[d] != '0;
           split_mask_d = req_mask_i;
           split_addr_d = req_addr_i;
         end
@@ -259,8 +266,8 @@ module tpu_host_dma_wr #(
   // ---------------------------------------------------------------------------------------
   // Data FIFO: one write port, two asynchronous read ports (beats j and j + 1 of the head TLP)
   // ---------------------------------------------------------------------------------------
-  logic [127:0] dmem [DataDepth];
-  logic [127:0] beat0, beat1;
+  logic [W-1:0] dmem [DataDepth];
+  logic [W-1:0] beat0, beat1;
 
   always_ff @(posedge clk_i) begin
     if (dwrite) dmem[wp_q] <= req_data_i;
@@ -272,28 +279,28 @@ module tpu_host_dma_wr #(
   logic [63:0]    h_addr;
   logic [10:0]    h_dwords;
   logic [3:0]     h_first_be, h_last_be;
-  logic [1:0]     h_shift;
+  logic [DwW-1:0] h_shift;
   logic [NbW-1:0] h_nb, h_pbeats;
   logic           h_release, pay_fire, last_beat;
-  logic [255:0]   pair;
-  logic [127:0]   shifted_beat;
-  logic [1:0]     tail_dws;        // DWs of the last beat, 0 = 4
+  logic [2*W-1:0] pair;
+  logic [W-1:0]   shifted_beat;
+  logic [DwW-1:0] tail_dws;        // DWs of the last beat, 0 = D
 
   assign {h_addr, h_dwords, h_first_be, h_last_be, h_shift, h_nb, h_release} = desc_out;
-  assign h_pbeats = NbW'((h_dwords + 11'd3) >> 2);
+  assign h_pbeats = NbW'((h_dwords + 11'(D - 1)) >> DwW);
 
   assign beat0        = dmem[rp_q + PtrW'(j_q)];
   assign beat1        = dmem[rp_q + PtrW'(j_q) + PtrW'(1)];
   assign pair         = {beat1, beat0};
-  assign shifted_beat = 128'(pair >> {h_shift, 5'b00000});
-  assign tail_dws     = h_dwords[1:0];
+  assign shifted_beat = W'(pair >> {h_shift, 5'b00000});
+  assign tail_dws     = h_dwords[DwW-1:0];
   assign last_beat    = j_q == h_pbeats - NbW'(1);
 
   always_comb begin
     pay_data_o = shifted_beat;
-    if (last_beat && tail_dws != 2'd0) begin
-      for (int d = 1; d < 4; d++) begin
-        if (2'(d) >= tail_dws) pay_data_o[32*d +: 32] = '0;
+    if (last_beat && tail_dws != '0) begin
+      for (int d = 1; d < D; d++) begin
+        if (DwW'(d) >= tail_dws) pay_data_o[32*d +: 32] = '0;
       end
     end
   end
@@ -383,11 +390,12 @@ module tpu_host_dma_wr #(
   // ---------------------------------------------------------------------------------------
   // Assertions
   // ---------------------------------------------------------------------------------------
-  `TPU_ASSERT_INIT(MaxPayloadLegal, MaxPayload >= 16 && MaxPayload <= 4096 &&
+  `TPU_ASSERT_INIT(TlpWidthLegal, TlpWidth == 128 || TlpWidth == 256 || TlpWidth == 512)
+  `TPU_ASSERT_INIT(MaxPayloadLegal, MaxPayload >= B && MaxPayload <= 4096 &&
                                     (MaxPayload & (MaxPayload - 1)) == 0)
-  `TPU_ASSERT_INIT(DataDepthLegal, DataDepth > MaxPayload / 16 &&
+  `TPU_ASSERT_INIT(DataDepthLegal, DataDepth > MaxPayload / B &&
                                    (DataDepth & (DataDepth - 1)) == 0)
-  `TPU_ASSERT(BeatAligned, !req_valid_i || req_addr_i[3:0] == 4'h0, clk_i, rst_ni)
+  `TPU_ASSERT(BeatAligned, !req_valid_i || req_addr_i[BW-1:0] == '0, clk_i, rst_ni)
   `TPU_ASSERT(RunFits, !open_q || (run_nb_q != '0 && run_nb_q <= NbW'(MaxNb)), clk_i, rst_ni)
   `TPU_ASSERT(DataHeld, dcount_q <= CntW'(DataDepth), clk_i, rst_ni)
   `TPU_ASSERT(PayloadBuffered, !active_q || 32'(j_q) < 32'(dcount_q), clk_i, rst_ni)

@@ -6,8 +6,10 @@
 //   arbitrating the TLPs sent),
 // - tpu_host_regs: the BAR0 register file,
 // - tpu_host_ring: the instruction ring feeding the core's instruction port,
-// - tpu_host_beat_adapter: the core's host-memory beats (N bytes) as the engines' 16-byte
-//   beats (split for N > 16, shared for N < 16, wires for N = 16),
+// - tpu_host_beat_adapter: the core's host-memory beats (N bytes) as the engines' beats of
+//   B = TlpWidth / 8 bytes, one beat of the TLP stream (split for N > B, shared for N < B,
+//   wires for N = B); when B > 16 a second one (N = 16, reads only) joins the ring's 16-byte
+//   slot reads into the read engine's B-byte beats,
 // and drives the core's control, instruction and host-memory ports (docs/controller.md
 // section 5).
 //
@@ -31,19 +33,21 @@ module tpu_host_if #(
   parameter int unsigned IdleGap    = 4,         // cycles without a beat that close a DMA run
   parameter int unsigned RingSlots  = 8,         // instruction slots fetched ahead
   parameter int unsigned HwVersion  = 1,         // VERSION.hw_version
-  localparam int unsigned PerfW = 10 * 64        // the core's counters
+  parameter int unsigned TlpWidth   = 128,       // TLP stream and DMA beat bits: 128, 256, 512
+  localparam int unsigned PerfW = 10 * 64,       // the core's counters
+  localparam int unsigned TW    = TlpWidth       // TLP stream beat bits
 ) (
   input  logic             clk_i,
   input  logic             rst_ni,
   // TLP streams (docs/host_if.md section 1).
   input  logic             rx_valid_i,        // a received beat is offered
   output logic             rx_ready_o,        // ... and taken this cycle
-  input  logic [127:0]     rx_data_i,         // DW d at [32d +: 32]
+  input  logic [TW-1:0]    rx_data_i,         // DW d at [32d +: 32]
   input  logic             rx_sop_i,          // first beat of a TLP
   input  logic             rx_eop_i,          // last beat of a TLP
   output logic             tx_valid_o,        // a beat to send is offered
   input  logic             tx_ready_i,        // ... and taken this cycle
-  output logic [127:0]     tx_data_o,         // DW d at [32d +: 32]
+  output logic [TW-1:0]    tx_data_o,         // DW d at [32d +: 32]
   output logic             tx_sop_o,          // first beat of a TLP
   output logic             tx_eop_o,          // last beat of a TLP
   // Core control and instructions.
@@ -101,7 +105,7 @@ module tpu_host_if #(
   logic [1:0]   rd_flush, rd_req_valid, rd_req_ready, rd_req_last;
   logic [127:0] rd_req_addr;
   logic [1:0]   rd_rsp_valid, rd_rsp_ready, rd_rsp_error;
-  logic [255:0] rd_rsp_data;
+  logic [2*TW-1:0] rd_rsp_data;
   logic         rd_busy, cpl_unexpected, rd_timeout;
   logic         rd_fail, rd_fail_client;
   logic [1:0]   rd_fail_kind;
@@ -112,22 +116,28 @@ module tpu_host_if #(
   // write engine
   logic         wr_req_valid, wr_req_ready, wr_held, wr_empty;
   logic [47:0]  wr_req_addr;
-  logic [127:0] wr_req_data;
-  logic [15:0]  wr_req_mask;
+  logic [TW-1:0]   wr_req_data;
+  logic [TW/8-1:0] wr_req_mask;
   // beat adapter -> read engine (client 0)
   logic         hr_req_valid, hr_rsp_ready;
   logic [47:0]  hr_req_addr;
   // ring
   logic         ring_req_valid, ring_req_ready, ring_req_last, ring_flush, ring_rsp_ready;
   logic [63:0]  ring_req_addr;
+  logic         ring_rsp_valid, ring_rsp_error;
+  logic [127:0] ring_rsp_data;
+  // ring -> read engine (client 1), in engine beats
+  logic         rr_req_valid, rr_rsp_ready;
+  logic [63:0]  rr_req_addr;
 
-  // ---- core beats as 16-byte beats ---------------------------------------------------------
+  // ---- core beats as engine beats ----------------------------------------------------------
   // Reads use u_dma's client 0 and writes its write engine; flushed with them on soft reset.
   // The engines hold up to NumTags - 2 requests of MaxReadReq bytes for the core: as many
-  // core reads may wait for data in the adapter (N < 16).
+  // core reads may wait for data in the adapter (N < TlpWidth / 8).
   tpu_host_beat_adapter #(
     .N       (N),
-    .UseDepth(NumTags * MaxReadReq / 16)
+    .UseDepth(NumTags * MaxReadReq / (TlpWidth / 8)),
+    .TlpWidth(TlpWidth)
   ) u_beats (
     .clk_i          (clk_i),
     .rst_ni         (rst_ni),
@@ -147,7 +157,7 @@ module tpu_host_if #(
     .rd_req_addr_o  (hr_req_addr),
     .rd_rsp_valid_i (rd_rsp_valid[0]),
     .rd_rsp_ready_o (hr_rsp_ready),
-    .rd_rsp_data_i  (rd_rsp_data[127:0]),
+    .rd_rsp_data_i  (rd_rsp_data[TW-1:0]),
     .rd_rsp_error_i (rd_rsp_error[0]),
     .wr_req_valid_o (wr_req_valid),
     .wr_req_ready_i (wr_req_ready),
@@ -157,13 +167,87 @@ module tpu_host_if #(
     .wr_held_o      (wr_held)
   );
 
+  // ---- ring slots as engine beats ---------------------------------------------------------
+  // An instruction slot is 16 bytes, one beat of a 128-bit stream. On a wider stream the
+  // ring's slot reads go through a second adapter (N = 16, reads only): consecutive slots of
+  // one engine beat join one read. A slot marked last closes the engine's run when it issues
+  // a read (in the same cycle); one that joins a read issued before leaves the run to close
+  // after IdleGap cycles. The adapter is flushed in the cycle after the read engine's flush of
+  // client 1 (ring_flush comes from the ring's fetch error, which comes from the adapter's
+  // response valid: flushed in the same cycle, the two would form a combinational loop). In
+  // the flush cycle no ring request is taken (as the engine takes none) and the engine's
+  // responses reach the ring as they would without the adapter; in the next the adapter takes
+  // and offers nothing, and the engine holds nothing of client 1.
+  if (TlpWidth == 128) begin : g_ring_direct
+    assign rr_req_valid   = ring_req_valid;
+    assign rr_req_addr    = ring_req_addr;
+    assign ring_req_ready = rd_req_ready[1];
+    assign ring_rsp_valid = rd_rsp_valid[1];
+    assign rr_rsp_ready   = ring_rsp_ready;
+    assign ring_rsp_data  = rd_rsp_data[255:128];
+    assign ring_rsp_error = rd_rsp_error[1];
+  end else begin : g_ring_beats
+    logic             ring_flush_q;  // the read engine flushed client 1 in the last cycle
+    logic             a_req_valid, a_req_ready;
+    logic             unused_wr_valid, unused_wr_held;
+    logic [63:0]      unused_wr_addr;
+    logic [TW-1:0]    unused_wr_data;
+    logic [TW/8-1:0]  unused_wr_mask;
+
+    tpu_host_beat_adapter #(
+      .N       (16),
+      .UseDepth(RingSlots),
+      .TlpWidth(TlpWidth),
+      .AddrW   (64)
+    ) u_ring_beats (
+      .clk_i          (clk_i),
+      .rst_ni         (rst_ni),
+      .flush_i        (ring_flush_q),
+      .hm_req_valid_i (a_req_valid),
+      .hm_req_ready_o (a_req_ready),
+      .hm_req_write_i (1'b0),
+      .hm_req_addr_i  (ring_req_addr),
+      .hm_req_wdata_i (128'h0),
+      .hm_req_wmask_i (16'h0),
+      .hm_rsp_valid_o (ring_rsp_valid),
+      .hm_rsp_ready_i (ring_rsp_ready),
+      .hm_rsp_rdata_o (ring_rsp_data),
+      .hm_rsp_error_o (ring_rsp_error),
+      .rd_req_valid_o (rr_req_valid),
+      .rd_req_ready_i (rd_req_ready[1]),
+      .rd_req_addr_o  (rr_req_addr),
+      .rd_rsp_valid_i (rd_rsp_valid[1]),
+      .rd_rsp_ready_o (rr_rsp_ready),
+      .rd_rsp_data_i  (rd_rsp_data[TW +: TW]),
+      .rd_rsp_error_i (rd_rsp_error[1]),
+      .wr_req_valid_o (unused_wr_valid),
+      .wr_req_ready_i (1'b0),
+      .wr_req_addr_o  (unused_wr_addr),
+      .wr_req_data_o  (unused_wr_data),
+      .wr_req_mask_o  (unused_wr_mask),
+      .wr_held_o      (unused_wr_held)
+    );
+
+    assign a_req_valid    = ring_req_valid && !ring_flush;
+    assign ring_req_ready = a_req_ready && !ring_flush;
+
+    // Reads only: the write side never offers a beat.
+    logic unused_ring_wr;
+    assign unused_ring_wr = ^{unused_wr_valid, unused_wr_held, unused_wr_addr, unused_wr_data,
+                              unused_wr_mask};
+
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) ring_flush_q <= 1'b0;
+      else         ring_flush_q <= ring_flush;
+    end
+  end
+
   // ---- TLP and DMA path --------------------------------------------------------------------
   assign rd_flush       = {ring_flush, soft_reset};
-  assign rd_req_valid   = {ring_req_valid, hr_req_valid};
-  assign rd_req_addr    = {ring_req_addr, 16'h0, hr_req_addr};
+  assign rd_req_valid   = {rr_req_valid, hr_req_valid};
+  assign rd_req_addr    = {rr_req_addr, 16'h0, hr_req_addr};
   assign rd_req_last    = {ring_req_last, 1'b0};
-  assign rd_rsp_ready   = {ring_rsp_ready, hr_rsp_ready};
-  assign ring_req_ready = rd_req_ready[1];
+  assign rd_rsp_ready   = {rr_rsp_ready, hr_rsp_ready};
 
   // The core's reads are client 0, so each one taken closes the write engine's open run.
   tpu_host_dma #(
@@ -171,7 +255,8 @@ module tpu_host_if #(
     .MaxReadReq(MaxReadReq),
     .NumTags   (NumTags),
     .Timeout   (Timeout),
-    .IdleGap   (IdleGap)
+    .IdleGap   (IdleGap),
+    .TlpWidth  (TlpWidth)
   ) u_dma (
     .clk_i            (clk_i),
     .rst_ni           (rst_ni),
@@ -298,10 +383,10 @@ module tpu_host_if #(
     .req_ready_i    (ring_req_ready),
     .req_addr_o     (ring_req_addr),
     .req_last_o     (ring_req_last),
-    .rsp_valid_i    (rd_rsp_valid[1]),
+    .rsp_valid_i    (ring_rsp_valid),
     .rsp_ready_o    (ring_rsp_ready),
-    .rsp_data_i     (rd_rsp_data[255:128]),
-    .rsp_error_i    (rd_rsp_error[1]),
+    .rsp_data_i     (ring_rsp_data),
+    .rsp_error_i    (ring_rsp_error),
     .flush_o        (ring_flush),
     .ring_head_o    (ring_head),
     .fetch_error_o  (ring_fetch_error),

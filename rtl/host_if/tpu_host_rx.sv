@@ -1,6 +1,7 @@
 `include "tpu_assert.svh"
 // TLP receive side of the host interface (docs/host_if.md sections 1 and 3). Parses the TLPs
-// the link delivers on rx_* (128-bit beats, header in the first beat, payload beat aligned):
+// the link delivers on rx_* (beats of TlpWidth bits: 128, 256 or 512; the header in the first
+// beat, DWs 0..3, the payload from DW 0 of the second beat):
 // - MRd / MWr of one DW (3- or 4-DW header, no poisoned data) are BAR0 register accesses while
 //   Memory Space Enable is set (mem_enable_i): they go out on reg_req_* (address bits 11:0,
 //   first DW byte enables, write data) from a register stage. For each read, the fields its
@@ -31,14 +32,16 @@
 // request waits for reg_req_ready_i (or, for a read, while the completion queue is full), so
 // register accesses take at most one TLP per two cycles and completions one beat per cycle.
 module tpu_host_rx #(
-  parameter int unsigned InfoDepth = 4  // register reads whose completion is not yet sent
+  parameter int unsigned InfoDepth = 4,    // register reads whose completion is not yet sent
+  parameter int unsigned TlpWidth  = 128,  // TLP stream beat bits: 128, 256 or 512
+  localparam int unsigned W = TlpWidth
 ) (
   input  logic         clk_i,
   input  logic         rst_ni,
   // TLP beats from the link.
   input  logic         rx_valid_i,         // a beat is offered
   output logic         rx_ready_o,         // ... and taken this cycle
-  input  logic [127:0] rx_data_i,          // DW d at [32d +: 32]
+  input  logic [W-1:0] rx_data_i,          // DW d at [32d +: 32]
   input  logic         rx_sop_i,           // first beat of a TLP
   input  logic         rx_eop_i,           // last beat of a TLP
   // BAR0 register accesses (tpu_host_regs).
@@ -81,7 +84,7 @@ module tpu_host_rx #(
   output logic [11:0]  cpl_byte_count_o,   // header: byte count (0 = 4096)
   output logic [6:0]   cpl_lower_addr_o,   // header: lower address
   output logic [9:0]   cpl_dwords_o,       // header: length in DWs (0 = 1024)
-  output logic [127:0] cpl_data_o,         // payload beat
+  output logic [W-1:0] cpl_data_o,         // payload beat
   // Status.
   output logic [15:0]  drop_count_o        // TLPs dropped (saturates)
 );
@@ -277,7 +280,7 @@ module tpu_host_rx #(
   logic [9:0]  ch_len_d, ch_len_q;
   logic        cpl_valid_d, cpl_valid_q, cpl_first_d, cpl_first_q, cpl_last_d, cpl_last_q;
   logic        cpl_has_data_d, cpl_has_data_q;
-  logic [127:0] cpl_data_d, cpl_data_q;
+  logic [W-1:0] cpl_data_d, cpl_data_q;
   logic [15:0] drop_count_d, drop_count_q;
 
   // A register request waits in req_*_q until taken; the next BAR0 access waits for it.
@@ -506,6 +509,7 @@ module tpu_host_rx #(
   // Assertions
   // ---------------------------------------------------------------------------------------
   `TPU_ASSERT_INIT(InfoDepthAtLeastTwo, InfoDepth >= 2)
+  `TPU_ASSERT_INIT(TlpWidthLegal, TlpWidth == 128 || TlpWidth == 256 || TlpWidth == 512)
   `TPU_ASSERT(InfoPushedWithRoom, !info_push || info_ready, clk_i, rst_ni)
   `TPU_ASSERT(OneRequestAtATime, !(info_push && state_q == StHdr && bar_read && req_valid_q),
               clk_i, rst_ni)

@@ -19,8 +19,13 @@
 // and a 4-DW header only when the address is 4 GiB or above. While bus_master_i (Command:
 // Bus Master Enable) is clear, no request (MSI, MWr, MRd) is started: they wait, and
 // completions still leave.
+// Beats are TlpWidth bits (128, 256 or 512): a header has the first beat to itself (its four
+// DWs in DWs 0..3, zero above) and payload starts at DW 0 of the second beat.
 // Output: one register stage (tx_* are registers); one beat per cycle while tx_ready_i.
-module tpu_host_tx (
+module tpu_host_tx #(
+  parameter int unsigned TlpWidth = 128,            // TLP stream beat bits: 128, 256 or 512
+  localparam int unsigned W = TlpWidth
+) (
   input  logic         clk_i,
   input  logic         rst_ni,
   // Configuration (tpu_host_cfg).
@@ -29,7 +34,7 @@ module tpu_host_tx (
   // TLP beats to the link.
   output logic         tx_valid_o,          // a beat is offered
   input  logic         tx_ready_i,          // ... and taken this cycle
-  output logic [127:0] tx_data_o,           // DW d at [32d +: 32]
+  output logic [W-1:0] tx_data_o,           // DW d at [32d +: 32]
   output logic         tx_sop_o,            // first beat of a TLP
   output logic         tx_eop_o,            // last beat of a TLP
   // Register read completions.
@@ -60,7 +65,7 @@ module tpu_host_tx (
   input  logic [3:0]   hdr_last_be_i,       // last DW byte enables
   input  logic         pay_valid_i,         // a payload beat of the MWr being sent
   output logic         pay_ready_o,         // ... taken this cycle
-  input  logic [127:0] pay_data_i,          // payload DW d at [32d +: 32]
+  input  logic [W-1:0] pay_data_i,          // payload DW d at [32d +: 32]
   input  logic         pay_last_i,          // its last payload beat
   // MSI.
   input  logic         msi_request_i,       // pulse: send one MSI
@@ -83,7 +88,7 @@ module tpu_host_tx (
 
   state_e       state_d, state_q;
   logic         out_valid_d, out_valid_q, out_sop_d, out_sop_q, out_eop_d, out_eop_q;
-  logic [127:0] out_data_d, out_data_q;
+  logic [W-1:0] out_data_d, out_data_q;
   logic [31:0]  hold_d, hold_q;        // payload DW of a CplD or MSI
   logic [1:0]   msi_pend_d, msi_pend_q;
   logic         rr_d, rr_q;            // 1: the last DMA TLP was an MWr
@@ -164,7 +169,7 @@ module tpu_host_tx (
           if (rcpl_valid_i) begin
             rcpl_ready_o = 1'b1;
             out_valid_d  = 1'b1;
-            out_data_d   = h_cpl;
+            out_data_d   = W'(h_cpl);
             out_sop_d    = 1'b1;
             out_eop_d    = rcpl_nodata_i;
             hold_d       = rcpl_cfg_i ? rcpl_cfg_data_i : rcpl_data_i;
@@ -172,7 +177,7 @@ module tpu_host_tx (
           end else if (msi_go) begin
             msi_sent_o  = 1'b1;
             out_valid_d = 1'b1;
-            out_data_d  = h_msi;
+            out_data_d  = W'(h_msi);
             out_sop_d   = 1'b1;
             out_eop_d   = 1'b0;
             hold_d      = {16'h0, msi_data_i};
@@ -180,7 +185,7 @@ module tpu_host_tx (
           end else if (mwr_go) begin
             hdr_ready_o = 1'b1;
             out_valid_d = 1'b1;
-            out_data_d  = h_mwr;
+            out_data_d  = W'(h_mwr);
             out_sop_d   = 1'b1;
             out_eop_d   = 1'b0;
             rr_d        = 1'b1;
@@ -188,7 +193,7 @@ module tpu_host_tx (
           end else if (mrd_go) begin
             mrd_ready_o = 1'b1;
             out_valid_d = 1'b1;
-            out_data_d  = h_mrd;
+            out_data_d  = W'(h_mrd);
             out_sop_d   = 1'b1;
             out_eop_d   = 1'b1;
             rr_d        = 1'b0;
@@ -196,7 +201,7 @@ module tpu_host_tx (
         end
         StCplData, StMsiData: begin
           out_valid_d = 1'b1;
-          out_data_d  = {96'h0, hold_q};
+          out_data_d  = W'(hold_q);
           out_sop_d   = 1'b0;
           out_eop_d   = 1'b1;
           state_d     = StIdle;
@@ -253,6 +258,7 @@ module tpu_host_tx (
   // ---------------------------------------------------------------------------------------
   // Assertions
   // ---------------------------------------------------------------------------------------
+  `TPU_ASSERT_INIT(TlpWidthLegal, TlpWidth == 128 || TlpWidth == 256 || TlpWidth == 512)
   `TPU_ASSERT(AddressesDwAligned, !(mrd_valid_i && mrd_addr_i[1:0] != 2'b00) &&
               !(hdr_valid_i && hdr_addr_i[1:0] != 2'b00) && msi_addr_i[1:0] == 2'b00,
               clk_i, rst_ni)

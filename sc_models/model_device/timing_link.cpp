@@ -9,8 +9,6 @@ namespace {
 
 // The system model's host side (sys::SystemConfig, PcieLinkConfig defaults).
 constexpr double kHostMemoryLatencyNs = 100.0;
-// The host interface's TLP streams: 16 bytes a cycle, one header beat per TLP.
-constexpr double kStreamBytes = 16.0;
 // Cycles the device adds to a read's round trip: MRd formed and sent, completion received,
 // checked and handed out of the completion buffer (docs/host_if.md: a beat is on rsp_* two
 // cycles after it arrived), measured against the RTL (docs/model_calibration.md).
@@ -27,12 +25,16 @@ HostTiming HostTimingFor(const devices::DeviceConfig& device, const device::Pcie
   HostTiming h;
   h.max_payload = device.max_payload;
   h.max_read_request = device.max_read_request;
+  // The host interface's TLP streams: one beat of tlp_width_bits a cycle, one header beat per
+  // TLP.
+  h.beat_bytes = device.tlp_width_bits / 8;
+  const double beat = static_cast<double>(h.beat_bytes);
   const double mps = static_cast<double>(device.max_payload);
   const double round_trip_ns = 2 * config.latency_ns + kHostMemoryLatencyNs +
                                timing.tlp_time_ns(12, 0) +
                                timing.tlp_time_ns(12, static_cast<uint32_t>(mps));
   h.read_latency = round_trip_ns * cycles_per_ns + kDeviceReadCycles;
-  const double stream = kStreamBytes * mps / (mps + kStreamBytes);
+  const double stream = beat * mps / (mps + beat);
   const double link_bytes = timing.payload_limit_bytes_per_s(12) / (device.clock_mhz * 1e6);
   h.read_bytes_per_cycle = std::min(stream, link_bytes);
   h.write_bytes_per_cycle =

@@ -17,13 +17,14 @@ struct HostTiming {
   // MRd leaving the device -> its first completion beat usable by the client (the core or the
   // ring), cycles.
   double read_latency = 0;
-  // Payload bytes per cycle the device receives (completions; the 128-bit receive stream with
-  // one header beat per completion, or the link) and sends (the core's write beats, the
-  // 128-bit transmit stream with a header beat per MWr, or the link).
+  // Payload bytes per cycle the device receives (completions; the receive stream of
+  // beat_bytes a cycle with one header beat per completion, or the link) and sends (the core's
+  // write beats, the transmit stream with a header beat per MWr, or the link).
   double read_bytes_per_cycle = 0;
   double write_bytes_per_cycle = 0;
   int64_t max_read_request = 512;  // bytes of one MRd
   int64_t max_payload = 256;       // bytes of one CplD / MWr
+  int64_t beat_bytes = 16;         // the TLP streams' and DMA engines' beat (tlp_width_bits / 8)
 };
 
 // The figures for `device` on `link` as the system model runs it.

@@ -479,9 +479,10 @@ bool Replay::Start(int u, int64_t t) {
 void Replay::StartReadHost(Unit& unit, const Op& rh, int64_t t) {
   const int64_t first_byte = static_cast<int64_t>(rh.host);
   const int64_t end_byte = first_byte + rh.length;
-  // The core reads beats of N bytes; the engine moves the 16-byte beats that cover them.
+  // The core reads beats of N bytes; the engine moves the beats (beat_bytes) that cover them.
   const int64_t beats = CeilDiv(end_byte, n_) - first_byte / n_;
-  const int64_t bytes16 = (CeilDiv(end_byte, 16) - first_byte / 16) * 16;
+  const int64_t b = host_.beat_bytes;
+  const int64_t bytes16 = (CeilDiv(end_byte, b) - first_byte / b) * b;
   const double rate = std::min(static_cast<double>(n_), host_.read_bytes_per_cycle);
   // The first MRd leaves once its run closed and the write engine is empty.
   const int64_t mrd = std::max(t + 1 + std::min<int64_t>(beats, host_.max_read_request / n_ + 1),

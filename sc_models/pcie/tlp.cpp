@@ -348,15 +348,28 @@ Tlp DecodeTlp(const uint8_t* image, size_t size) {
   return t;
 }
 
-std::vector<TlpBeat> TlpImageToBeats(const uint8_t* image, size_t size) {
+void CheckBeatDws(int beat_dws) {
+  if (beat_dws != 4 && beat_dws != 8 && beat_dws != 16) {
+    throw TlpError("beats of " + std::to_string(beat_dws) +
+                   " DWs (the TLP stream is 4, 8 or 16 DWs: 128, 256 or 512 bits)");
+  }
+}
+
+std::vector<TlpBeat> TlpImageToBeats(const uint8_t* image, size_t size, int beat_dws) {
+  CheckBeatDws(beat_dws);
   const TlpShape s = PeekTlp(image, size);
+  const uint32_t width = static_cast<uint32_t>(beat_dws);
   std::vector<TlpBeat> beats(1);
+  beats[0].dws = beat_dws;
   beats[0].sop = true;
   for (uint32_t d = 0; d < s.header_bytes / 4; ++d) beats[0].dw[d] = LoadDw(image + 4 * d);
   const uint8_t* payload = image + s.header_bytes;
   for (uint32_t d = 0; d < s.payload_bytes / 4; ++d) {
-    if (d % 4 == 0) beats.emplace_back();
-    beats.back().dw[d % 4] = LoadDw(payload + 4 * d);
+    if (d % width == 0) {
+      beats.emplace_back();
+      beats.back().dws = beat_dws;
+    }
+    beats.back().dw[d % width] = LoadDw(payload + 4 * d);
   }
   beats.back().eop = true;
   return beats;
@@ -364,18 +377,30 @@ std::vector<TlpBeat> TlpImageToBeats(const uint8_t* image, size_t size) {
 
 std::vector<uint8_t> TlpBeatsToImage(const std::vector<TlpBeat>& beats) {
   if (beats.empty()) throw TlpError("TLP of no beats");
+  const int beat_dws = beats[0].dws;
+  CheckBeatDws(beat_dws);
   for (size_t i = 0; i < beats.size(); ++i) {
     if (beats[i].sop != (i == 0)) throw TlpError("sop on beat " + std::to_string(i));
     if (beats[i].eop != (i + 1 == beats.size())) throw TlpError("eop on beat " + std::to_string(i));
+    if (beats[i].dws != beat_dws) {
+      throw TlpError("beat " + std::to_string(i) + " of " + std::to_string(beats[i].dws) +
+                     " DWs in a TLP of " + std::to_string(beat_dws) + "-DW beats");
+    }
   }
+  const uint32_t width = static_cast<uint32_t>(beat_dws);
   const auto& h = beats[0].dw;
   const uint32_t fmt = h[0] >> 29;
   const uint32_t header_dws = (fmt & kFmtFourDw) ? 4 : 3;
   uint32_t length = h[0] & 0x3FF;
   if (length == 0) length = kMaxLengthDw;
   const uint32_t payload_dws = (fmt & kFmtData) ? length : 0;
-  if (header_dws == 3 && h[3] != 0) throw TlpError("3-DW header with DW3 != 0");
-  const size_t payload_beats = (payload_dws + 3) / 4;
+  for (uint32_t d = header_dws; d < width; ++d) {
+    if (h[d] != 0) {
+      throw TlpError(std::to_string(header_dws) + "-DW header with DW" + std::to_string(d) +
+                     " != 0");
+    }
+  }
+  const size_t payload_beats = (payload_dws + width - 1) / width;
   if (beats.size() != 1 + payload_beats) {
     throw TlpError("length " + std::to_string(payload_dws) + " DW of payload but " +
                    std::to_string(beats.size() - 1) + " payload beats");
@@ -383,14 +408,14 @@ std::vector<uint8_t> TlpBeatsToImage(const std::vector<TlpBeat>& beats) {
   std::vector<uint8_t> image;
   image.reserve(4 * (header_dws + payload_dws));
   for (uint32_t d = 0; d < header_dws; ++d) StoreDw(h[d], &image);
-  for (uint32_t d = 0; d < payload_dws; ++d) StoreDw(beats[1 + d / 4].dw[d % 4], &image);
+  for (uint32_t d = 0; d < payload_dws; ++d) StoreDw(beats[1 + d / width].dw[d % width], &image);
   PeekTlp(image.data(), image.size());  // fmt/type
   return image;
 }
 
-std::vector<TlpBeat> EncodeTlpBeats(const Tlp& tlp) {
+std::vector<TlpBeat> EncodeTlpBeats(const Tlp& tlp, int beat_dws) {
   const std::vector<uint8_t> image = EncodeTlp(tlp);
-  return TlpImageToBeats(image.data(), image.size());
+  return TlpImageToBeats(image.data(), image.size(), beat_dws);
 }
 
 Tlp DecodeTlpBeats(const std::vector<TlpBeat>& beats) {

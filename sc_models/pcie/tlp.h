@@ -11,9 +11,10 @@
 // header bytes go most significant first; the model never needs the wire's byte order, only its
 // byte count.)
 //
-// Beats (the RTL's 128-bit TLP streams, docs/host_if.md section 1): four DWs per beat, the
-// header DWs in beat 0 (DW3 zero for a 3-DW header), payload DW d in DW d % 4 of beat
-// 1 + d / 4 (byte b of a payload DW at bits [8b +: 8]), sop on the first beat, eop on the last.
+// Beats (the RTL's TLP streams of 128, 256 or 512 bits, docs/host_if.md section 1): D = 4, 8
+// or 16 DWs per beat, the header DWs in beat 0 (its DWs past the header zero), payload DW d in
+// DW d % D of beat 1 + d / D (byte b of a payload DW at bits [8b +: 8]), sop on the first beat,
+// eop on the last.
 #ifndef TPU_SC_MODELS_PCIE_TLP_H_
 #define TPU_SC_MODELS_PCIE_TLP_H_
 
@@ -128,24 +129,32 @@ std::vector<uint8_t> EncodeTlp(const Tlp& tlp);
 // Throws TlpError naming what is malformed.
 Tlp DecodeTlp(const uint8_t* image, size_t size);
 
-// One beat of the RTL's TLP streams (128 bits as four DWs, DW i at bits [32i +: 32]).
+// One beat of the RTL's TLP streams: `dws` DWs (4, 8 or 16: 128, 256 or 512 bits), DW i at
+// bits [32i +: 32]; dw[i] for i >= dws is unused (0).
+inline constexpr int kMaxBeatDws = 16;
 struct TlpBeat {
-  std::array<uint32_t, 4> dw{};
+  std::array<uint32_t, kMaxBeatDws> dw{};
+  int dws = 4;
   bool sop = false, eop = false;
 };
 
-// The beats of a byte image: header beat, then ceil(payload DWs / 4) payload beats (the unused
-// DWs of the last one 0). Throws TlpError if the image is not one TLP (PeekTlp).
-std::vector<TlpBeat> TlpImageToBeats(const uint8_t* image, size_t size);
-// The byte image of the TLP in `beats`: the header DWs of beat 0 (by DW0's fmt), then the
-// payload DWs DW0's length announces. Throws TlpError naming what is wrong: sop or eop
-// misplaced, a 3-DW header with DW3 != 0, payload beats not matching the length, and whatever
-// PeekTlp rejects (unsupported fmt/type).
+// Throws TlpError unless `beat_dws` is a stream width the RTL has (4, 8 or 16 DWs).
+void CheckBeatDws(int beat_dws);
+
+// The beats of a byte image, `beat_dws` DWs each: header beat, then ceil(payload DWs /
+// beat_dws) payload beats (the unused DWs 0). Throws TlpError if the image is not one TLP
+// (PeekTlp) or the width is not 4, 8 or 16 DWs.
+std::vector<TlpBeat> TlpImageToBeats(const uint8_t* image, size_t size, int beat_dws = 4);
+// The byte image of the TLP in `beats` (their width from beat 0's `dws`): the header DWs of
+// beat 0 (by DW0's fmt), then the payload DWs DW0's length announces. Throws TlpError naming
+// what is wrong: sop or eop misplaced, beats of different or unknown widths, a DW of beat 0
+// past the header not zero, payload beats not matching the length, and whatever PeekTlp
+// rejects (unsupported fmt/type).
 std::vector<uint8_t> TlpBeatsToImage(const std::vector<TlpBeat>& beats);
 
 // The beat codec for Tlp: EncodeTlp / DecodeTlp through the image, with the checks of
 // TlpBeatsToImage; DecodeTlpBeats also rejects a request whose address bits 1:0 (PH) are set.
-std::vector<TlpBeat> EncodeTlpBeats(const Tlp& tlp);
+std::vector<TlpBeat> EncodeTlpBeats(const Tlp& tlp, int beat_dws = 4);
 Tlp DecodeTlpBeats(const std::vector<TlpBeat>& beats);
 
 // What a PcieLink needs of an image without decoding it all (throws TlpError like DecodeTlp).

@@ -20,6 +20,7 @@ RtlDevice::RtlDevice(sc_core::sc_module_name name, std::unique_ptr<TopModel> mod
       period_(1e3 / config.clock_mhz, sc_core::SC_NS) {
   if (config.clock_mhz <= 0) throw std::invalid_argument("RtlDevice: clock_mhz must be > 0");
   if (config.tx_buffer_tlps < 1) throw std::invalid_argument("RtlDevice: tx_buffer_tlps >= 1");
+  sc::CheckBeatDws(model_->config().tlp_width_bits / 32);  // the codec's widths (throws)
   rx.register_b_transport(this, &RtlDevice::b_transport);
   SC_THREAD(ClockThread);
   SC_THREAD(TxThread);
@@ -50,7 +51,7 @@ void RtlDevice::b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& d
   }
   std::vector<sc::TlpBeat> beats;
   try {
-    beats = sc::TlpImageToBeats(image, size);
+    beats = sc::TlpImageToBeats(image, size, model_->config().tlp_width_bits / 32);
   } catch (const sc::TlpError&) {
     trans.set_response_status(tlm::TLM_GENERIC_ERROR_RESPONSE);
     return;

@@ -1,9 +1,9 @@
 // The Verilated device (rtl/tpu_top.sv, through the pin-level TopModel of
 // sc_models/system/top_model.h) as a SystemC module on the modeled PCIe link: the TLP bridge
 // between the link's TLM-2.0 payloads (sc_models/pcie_link.h: one TLP byte image per payload)
-// and the RTL's 128-bit TLP streams (docs/host_if.md section 1; the beat codec of
-// sc_models/pcie/tlp.h), and the clock that drives the RTL and the weight DRAM's cycle-level
-// port.
+// and the RTL's TLP streams of TopConfig::tlp_width_bits (docs/host_if.md section 1; the beat
+// codec of sc_models/pcie/tlp.h), and the clock that drives the RTL and the weight DRAM's
+// cycle-level port.
 //
 // - Receive: a TLP the link delivers on `rx` is cut into beats (sc::TlpImageToBeats: header
 //   DWs in beat 0, payload from beat 1) and queued; the RTL takes one beat per cycle when rx_ready. The returned delay

@@ -22,6 +22,7 @@ struct TopConfig {
   int max_read_req = 0;
   int num_tags = 0;
   int timeout = 0;
+  int tlp_width_bits = 128;  // TLP stream width (rx / tx beats), bits: 128, 256 or 512
 };
 
 struct TopInputs {

@@ -1,11 +1,10 @@
 // The Verilated beat-width adapter of the host interface (rtl/host_if/tpu_host_beat_adapter.sv)
 // behind an interface that does not depend on its parameters, so that one test drives every
 // core beat size N: the core's host-memory port on one side, the read engine's client 0 and the
-// write engine (16-byte beats) on the other.
+// write engine (beats of TlpWidth / 8 bytes: 16, 32 or 64) on the other.
 #ifndef TPU_TESTBENCH_HOST_IF_BEAT_ADAPTER_HARNESS_H_
 #define TPU_TESTBENCH_HOST_IF_BEAT_ADAPTER_HARNESS_H_
 
-#include <array>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -16,8 +15,10 @@ namespace tpu::tb {
 
 // The parameters one Verilated adapter was built with.
 struct BeatAdapterConfig {
-  int n = 0;          // core beat bytes
-  int use_depth = 0;  // N < 16: core reads that may wait for data
+  int n = 0;                 // core beat bytes
+  int use_depth = 0;         // N < engine beat: core reads that may wait for data
+  int tlp_width_bits = 128;  // engine beat bits (TlpWidth)
+  int engine_bytes() const { return tlp_width_bits / 8; }
 };
 
 // Every input, set before each Eval.
@@ -33,7 +34,7 @@ struct BeatAdapterInputs {
   // Read engine, client 0.
   bool rd_req_ready = false;
   bool rd_rsp_valid = false;
-  std::array<uint8_t, 16> rd_rsp_data{};
+  std::vector<uint8_t> rd_rsp_data;  // engine_bytes() (empty: zeros)
   bool rd_rsp_error = false;
   // Write engine.
   bool wr_req_ready = false;
@@ -50,8 +51,8 @@ struct BeatAdapterOutputs {
   bool rd_rsp_ready = false;
   bool wr_req_valid = false;
   uint64_t wr_req_addr = 0;
-  std::array<uint8_t, 16> wr_req_data{};
-  uint16_t wr_req_mask = 0;
+  std::vector<uint8_t> wr_req_data;  // engine_bytes()
+  uint64_t wr_req_mask = 0;          // bit b: byte b
   bool wr_held = false;
 };
 

@@ -36,6 +36,7 @@ class BeatAdapterHarnessImpl final : public BeatAdapterHarness {
   void Eval(const BeatAdapterInputs& in, BeatAdapterOutputs* out) override {
     auto& d = h_.dut();
     const int n = config_.n;
+    const int eb = config_.engine_bytes();
     d.flush_i = in.flush;
     d.hm_req_valid_i = in.hm_req_valid;
     d.hm_req_write_i = in.hm_req_write;
@@ -49,7 +50,10 @@ class BeatAdapterHarnessImpl final : public BeatAdapterHarness {
     d.hm_rsp_ready_i = in.hm_rsp_ready;
     d.rd_req_ready_i = in.rd_req_ready;
     d.rd_rsp_valid_i = in.rd_rsp_valid;
-    for (int b = 0; b < 16; ++b) SetBits(d.rd_rsp_data_i, 8 * b, 8, in.rd_rsp_data[b]);
+    for (int b = 0; b < eb; ++b) {
+      const bool has = static_cast<size_t>(b) < in.rd_rsp_data.size();
+      SetBits(d.rd_rsp_data_i, 8 * b, 8, has ? in.rd_rsp_data[b] : 0);
+    }
     d.rd_rsp_error_i = in.rd_rsp_error;
     d.wr_req_ready_i = in.wr_req_ready;
     h_.Eval();
@@ -66,10 +70,11 @@ class BeatAdapterHarnessImpl final : public BeatAdapterHarness {
     out->rd_rsp_ready = d.rd_rsp_ready_o;
     out->wr_req_valid = d.wr_req_valid_o;
     out->wr_req_addr = d.wr_req_addr_o;
-    for (int b = 0; b < 16; ++b) {
+    out->wr_req_data.resize(eb);
+    for (int b = 0; b < eb; ++b) {
       out->wr_req_data[b] = static_cast<uint8_t>(GetBits(d.wr_req_data_o, 8 * b, 8));
     }
-    out->wr_req_mask = static_cast<uint16_t>(d.wr_req_mask_o);
+    out->wr_req_mask = static_cast<uint64_t>(d.wr_req_mask_o);
     out->wr_held = d.wr_held_o;
   }
 

@@ -1,14 +1,21 @@
 #include "host_if/dma_bench.h"
 
+#include <stdexcept>
+
 namespace tpu::tb {
 
 DmaBench::DmaBench(std::unique_ptr<DmaTbModel> model, const RcConfig& rc_config, uint64_t seed)
     : model_(std::move(model)),
       rc_(&memory_, rc_config),
-      writer_(&expected_, seed * 7 + 3),
+      writer_(&expected_, model_->config().beat_bytes(), seed * 7 + 3),
       rng_(seed) {
+  if (rc_config.tlp_width_bits != model_->config().tlp_width_bits) {
+    throw std::invalid_argument("DmaBench: the root complex's stream width differs from the "
+                                "model's (RcConfig::tlp_width_bits)");
+  }
   for (int c = 0; c < 2; ++c) {
     readers_[c] = std::make_unique<ReadClient>(&rc_, model_->config().max_read_req,
+                                               model_->config().beat_bytes(),
                                                seed * 7 + 1 + static_cast<uint64_t>(c));
   }
 }

@@ -11,13 +11,18 @@ bool Draw(std::mt19937_64& rng, double p) {
 
 }  // namespace
 
-ReadClient::ReadClient(RootComplex* rc, int max_read_req, uint64_t seed)
-    : rc_(rc), max_read_req_(max_read_req), rng_(seed) {}
+ReadClient::ReadClient(RootComplex* rc, int max_read_req, int beat_bytes, uint64_t seed)
+    : rc_(rc),
+      max_read_req_(max_read_req),
+      beat_bytes_(static_cast<uint64_t>(beat_bytes)),
+      rng_(seed) {}
 
 void ReadClient::Read(uint64_t addr, uint64_t length, bool mark_last) {
-  const uint64_t first = addr & ~uint64_t{15};
-  const uint64_t last = (addr + length - 1) & ~uint64_t{15};
-  for (uint64_t b = first; b <= last; b += 16) queue_.push_back({b, mark_last && b == last});
+  const uint64_t first = addr & ~(beat_bytes_ - 1);
+  const uint64_t last = (addr + length - 1) & ~(beat_bytes_ - 1);
+  for (uint64_t b = first; b <= last; b += beat_bytes_) {
+    queue_.push_back({b, mark_last && b == last});
+  }
 }
 
 void ReadClient::Flush() {
@@ -38,7 +43,7 @@ void ReadClient::OnReqTaken() {
 }
 
 bool ReadClient::ErrorRequired(uint64_t beat) const {
-  return rc_->memory().Faults(beat, 16) || rc_->Silent(beat, 16);
+  return rc_->memory().Faults(beat, beat_bytes_) || rc_->Silent(beat, beat_bytes_);
 }
 
 bool ReadClient::ErrorAllowed(uint64_t beat) const {
@@ -46,7 +51,7 @@ bool ReadClient::ErrorAllowed(uint64_t beat) const {
   return rc_->memory().Faults(block, max_read_req_) || rc_->Silent(block, max_read_req_);
 }
 
-void ReadClient::OnResponse(const Bytes16& data, bool error) {
+void ReadClient::OnResponse(const DmaBeat& data, bool error) {
   std::ostringstream s;
   if (expected_.empty()) {
     mismatches_.push_back("response without a request");
@@ -65,26 +70,27 @@ void ReadClient::OnResponse(const Bytes16& data, bool error) {
     mismatches_.push_back(s.str() + "no error for a failing beat");
     return;
   }
-  Bytes16 want;
-  rc_->memory().Read(beat, want.data(), 16);
+  const DmaBeat want = rc_->memory().Read(beat, beat_bytes_);
   if (want != data) {
     s << "data";
-    for (int b = 0; b < 16; ++b) s << ' ' << int{data[b]} << (data[b] == want[b] ? "" : "!");
+    for (size_t b = 0; b < data.size() && b < want.size(); ++b) {
+      s << ' ' << int{data[b]} << (data[b] == want[b] ? "" : "!");
+    }
     mismatches_.push_back(s.str());
   }
 }
 
-WriteClient::WriteClient(model::HostMemory* expected, uint64_t seed)
-    : expected_(expected), rng_(seed) {}
+WriteClient::WriteClient(model::HostMemory* expected, int beat_bytes, uint64_t seed)
+    : expected_(expected), beat_bytes_(static_cast<uint64_t>(beat_bytes)), rng_(seed) {}
 
 void WriteClient::Write(uint64_t addr, const std::vector<uint8_t>& bytes) {
   const uint64_t end = addr + bytes.size();
-  for (uint64_t b = addr & ~uint64_t{15}; b < end; b += 16) {
-    Beat beat{b, {}, 0};
-    for (int i = 0; i < 16; ++i) {
+  for (uint64_t b = addr & ~(beat_bytes_ - 1); b < end; b += beat_bytes_) {
+    Beat beat{b, DmaBeat(beat_bytes_), 0};
+    for (uint64_t i = 0; i < beat_bytes_; ++i) {
       if (b + i >= addr && b + i < end) {
         beat.data[i] = bytes[b + i - addr];
-        beat.mask |= static_cast<uint16_t>(1u << i);
+        beat.mask |= uint64_t{1} << i;
       } else {
         beat.data[i] = static_cast<uint8_t>(rng_());  // must not be written
       }
@@ -94,9 +100,9 @@ void WriteClient::Write(uint64_t addr, const std::vector<uint8_t>& bytes) {
   expected_->Write(addr, bytes);
 }
 
-void WriteClient::WriteBeat(uint64_t beat_addr, const Bytes16& data, uint16_t mask) {
+void WriteClient::WriteBeat(uint64_t beat_addr, const DmaBeat& data, uint64_t mask) {
   queue_.push_back({beat_addr, data, mask});
-  for (int i = 0; i < 16; ++i) {
+  for (uint64_t i = 0; i < beat_bytes_; ++i) {
     if (mask >> i & 1) expected_->Write(beat_addr + i, &data[i], 1);
   }
 }

@@ -17,14 +17,16 @@
 
 namespace tpu::tb {
 
-using Bytes16 = std::array<uint8_t, 16>;
+// One DMA beat of the clients' ports: beat_bytes bytes (the TLP stream's width / 8), byte b
+// at [8b +: 8].
+using DmaBeat = std::vector<uint8_t>;
 
 class ReadClient {
  public:
-  // Responses are checked against `rc`'s host memory when they arrive. A beat may return with
-  // an error only if the MaxReadReq block holding it touches a fault or silent range, and
-  // must if the beat itself touches one.
-  ReadClient(RootComplex* rc, int max_read_req, uint64_t seed);
+  // Responses (beats of `beat_bytes`) are checked against `rc`'s host memory when they
+  // arrive. A beat may return with an error only if the MaxReadReq block holding it touches a
+  // fault or silent range, and must if the beat itself touches one.
+  ReadClient(RootComplex* rc, int max_read_req, int beat_bytes, uint64_t seed);
   void set_rates(double req_prob, double rsp_prob) {
     req_prob_ = req_prob;
     rsp_prob_ = rsp_prob;
@@ -39,7 +41,7 @@ class ReadClient {
   bool req_last() const { return queue_.front().last; }
   void OnReqTaken();
   bool rsp_ready() const { return rsp_ready_; }
-  void OnResponse(const Bytes16& data, bool error);
+  void OnResponse(const DmaBeat& data, bool error);
 
   bool done() const { return queue_.empty() && expected_.empty(); }
   uint64_t beats_ok() const { return beats_ok_; }
@@ -56,6 +58,7 @@ class ReadClient {
 
   RootComplex* rc_;
   int max_read_req_;
+  uint64_t beat_bytes_;
   std::mt19937_64 rng_;
   double req_prob_ = 1.0, rsp_prob_ = 1.0;
   std::deque<Req> queue_;
@@ -67,20 +70,20 @@ class ReadClient {
 
 class WriteClient {
  public:
-  // Every queued byte is also written into `expected`.
-  WriteClient(model::HostMemory* expected, uint64_t seed);
+  // Every queued byte is also written into `expected`. Beats of `beat_bytes` (<= 64).
+  WriteClient(model::HostMemory* expected, int beat_bytes, uint64_t seed);
   void set_rate(double req_prob) { req_prob_ = req_prob; }
   // Writes [addr, addr + bytes.size()) as beats with byte masks.
   void Write(uint64_t addr, const std::vector<uint8_t>& bytes);
-  // One beat with any mask.
-  void WriteBeat(uint64_t beat_addr, const Bytes16& data, uint16_t mask);
+  // One beat with any mask (bit b: byte b).
+  void WriteBeat(uint64_t beat_addr, const DmaBeat& data, uint64_t mask);
   void Flush();  // forget what is queued
 
   void BeginCycle();
   bool req_valid() const { return offering_; }
   uint64_t req_addr() const { return queue_.front().addr; }
-  const Bytes16& req_data() const { return queue_.front().data; }
-  uint16_t req_mask() const { return queue_.front().mask; }
+  const DmaBeat& req_data() const { return queue_.front().data; }
+  uint64_t req_mask() const { return queue_.front().mask; }
   void OnTaken();
   bool done() const { return queue_.empty(); }
   uint64_t beats() const { return beats_; }
@@ -88,10 +91,11 @@ class WriteClient {
  private:
   struct Beat {
     uint64_t addr;
-    Bytes16 data;
-    uint16_t mask;
+    DmaBeat data;
+    uint64_t mask;
   };
   model::HostMemory* expected_;
+  uint64_t beat_bytes_;
   std::mt19937_64 rng_;
   double req_prob_ = 1.0;
   std::deque<Beat> queue_;

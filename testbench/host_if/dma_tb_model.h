@@ -7,13 +7,15 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "common/harness_options.h"
 #include "sc_models/pcie/tlp.h"
 
 namespace tpu::tb {
 
-using Bytes16 = std::array<uint8_t, 16>;
+// One DMA beat of the clients' ports: tlp_width_bits / 8 bytes, byte b at [8b +: 8].
+using DmaBeat = std::vector<uint8_t>;
 
 // The parameters the model was built with.
 struct DmaTbConfig {
@@ -22,6 +24,8 @@ struct DmaTbConfig {
   int num_tags = 0;
   int timeout = 0;
   int idle_gap = 0;
+  int tlp_width_bits = 128;  // TLP streams and DMA beats: 128, 256 or 512
+  int beat_bytes() const { return tlp_width_bits / 8; }
 };
 
 struct DmaTbInputs {
@@ -35,8 +39,8 @@ struct DmaTbInputs {
   std::array<uint64_t, 2> rd_req_addr{};
   bool wr_flush = false, wr_close = false, wr_req_valid = false;
   uint64_t wr_req_addr = 0;
-  Bytes16 wr_req_data{};
-  uint16_t wr_req_mask = 0;
+  DmaBeat wr_req_data;    // beat_bytes() when wr_req_valid
+  uint64_t wr_req_mask = 0;  // bit b: byte b written
   bool msi_request = false;
   uint64_t msi_addr = 0;
   uint16_t msi_data = 0;
@@ -52,7 +56,7 @@ struct DmaTbOutputs {
   uint8_t reg_req_be = 0;
   bool reg_rsp_ready = false;
   std::array<bool, 2> rd_req_ready{}, rd_rsp_valid{}, rd_rsp_error{};
-  std::array<Bytes16, 2> rd_rsp_data{};
+  std::array<DmaBeat, 2> rd_rsp_data;  // beat_bytes() each
   bool wr_req_ready = false, wr_empty = false;
   bool msi_sent = false, rd_busy = false, cpl_unexpected = false, timeout = false;
   uint16_t rx_drop_count = 0;

@@ -31,8 +31,10 @@ class DmaTbModelImpl final : public DmaTbModel {
 
   void Eval(const DmaTbInputs& in, DmaTbOutputs* out) override {
     auto& d = sim_.dut();
+    const int beat_dws = config_.tlp_width_bits / 32;
+    const int beat_bytes = config_.beat_bytes();
     d.rx_valid_i = in.rx_valid;
-    for (int w = 0; w < 4; ++w) SetBits(d.rx_data_i, 32 * w, 32, in.rx_beat.dw[w]);
+    for (int w = 0; w < beat_dws; ++w) SetBits(d.rx_data_i, 32 * w, 32, in.rx_beat.dw[w]);
     d.rx_sop_i = in.rx_beat.sop;
     d.rx_eop_i = in.rx_beat.eop;
     d.tx_ready_i = in.tx_ready;
@@ -51,7 +53,10 @@ class DmaTbModelImpl final : public DmaTbModel {
     d.wr_close_i = in.wr_close;
     d.wr_req_valid_i = in.wr_req_valid;
     d.wr_req_addr_i = in.wr_req_addr;
-    for (int b = 0; b < 16; ++b) SetBits(d.wr_req_data_i, 8 * b, 8, in.wr_req_data[b]);
+    for (int b = 0; b < beat_bytes; ++b) {  // zeros while no beat is offered
+      const size_t i = static_cast<size_t>(b);
+      SetBits(d.wr_req_data_i, 8 * b, 8, i < in.wr_req_data.size() ? in.wr_req_data[i] : 0);
+    }
     d.wr_req_mask_i = in.wr_req_mask;
     d.msi_request_i = in.msi_request;
     d.msi_addr_i = in.msi_addr;
@@ -60,7 +65,8 @@ class DmaTbModelImpl final : public DmaTbModel {
 
     out->rx_ready = d.rx_ready_o;
     out->tx_valid = d.tx_valid_o;
-    for (int w = 0; w < 4; ++w) out->tx_beat.dw[w] = GetBits(d.tx_data_o, 32 * w, 32);
+    out->tx_beat.dws = beat_dws;
+    for (int w = 0; w < beat_dws; ++w) out->tx_beat.dw[w] = GetBits(d.tx_data_o, 32 * w, 32);
     out->tx_beat.sop = d.tx_sop_o;
     out->tx_beat.eop = d.tx_eop_o;
     out->reg_req_valid = d.reg_req_valid_o;
@@ -73,8 +79,10 @@ class DmaTbModelImpl final : public DmaTbModel {
       out->rd_req_ready[c] = (d.rd_req_ready_o >> c) & 1;
       out->rd_rsp_valid[c] = (d.rd_rsp_valid_o >> c) & 1;
       out->rd_rsp_error[c] = (d.rd_rsp_error_o >> c) & 1;
-      for (int b = 0; b < 16; ++b) {
-        out->rd_rsp_data[c][b] = static_cast<uint8_t>(GetBits(d.rd_rsp_data_o, 128 * c + 8 * b, 8));
+      out->rd_rsp_data[c].resize(beat_bytes);
+      for (int b = 0; b < beat_bytes; ++b) {
+        out->rd_rsp_data[c][b] =
+            static_cast<uint8_t>(GetBits(d.rd_rsp_data_o, 8 * (beat_bytes * c + b), 8));
       }
     }
     out->wr_req_ready = d.wr_req_ready_o;

@@ -44,6 +44,7 @@ sc::Tlp Completion(const sc::Tlp& read, sc::TlpKind kind, sc::CompletionStatus s
 
 RootComplex::RootComplex(model::HostMemory* memory, const RcConfig& config)
     : memory_(memory), config_(config), rng_(config.seed), tag_busy_(256, false) {
+  sc::CheckBeatDws(beat_dws());  // throws for a width the streams do not have
   if (config.enumerate) Enumerate();
 }
 
@@ -93,7 +94,7 @@ void RootComplex::Violation(const std::string& what) {
 void RootComplex::WriteReg(uint32_t offset, uint32_t value, uint8_t be) {
   sc::Tlp t = RegRequest(sc::TlpKind::kMemWrite, 0, config_.bar0 + offset, be);
   for (int b = 0; b < 4; ++b) t.data.push_back(static_cast<uint8_t>(value >> (8 * b)));
-  host_queue_.push_back(sc::EncodeTlpBeats(t));
+  host_queue_.push_back(sc::EncodeTlpBeats(t, beat_dws()));
 }
 
 int RootComplex::NextHostTag() {
@@ -110,7 +111,7 @@ int RootComplex::ReadReg(uint32_t offset, uint8_t be) {
 int RootComplex::Request(sc::Tlp read) {
   const int tag = NextHostTag();
   read.tag = static_cast<uint8_t>(tag);
-  host_queue_.push_back(sc::EncodeTlpBeats(read));
+  host_queue_.push_back(sc::EncodeTlpBeats(read, beat_dws()));
   RegRead r;
   r.completer = device_id_;
   if (read.is_config()) {
@@ -156,7 +157,7 @@ std::optional<sc::CompletionStatus> RootComplex::RequestStatus(int handle) const
   return reg_reads_.at(handle).status;
 }
 
-void RootComplex::Inject(const sc::Tlp& t) { host_queue_.push_back(sc::EncodeTlpBeats(t)); }
+void RootComplex::Inject(const sc::Tlp& t) { host_queue_.push_back(sc::EncodeTlpBeats(t, beat_dws())); }
 void RootComplex::InjectBeats(const std::vector<sc::TlpBeat>& beats) {
   host_queue_.push_back(beats);
 }
@@ -300,7 +301,8 @@ void RootComplex::OnRead(const sc::Tlp& t) {
     if (fault && !config_.fault_poisoned) {
       q.push_back({due, seq_++,
                    sc::EncodeTlpBeats(
-                       Completion(t, sc::TlpKind::kCompletion, config_.fault_status, end - p, p))});
+                       Completion(t, sc::TlpKind::kCompletion, config_.fault_status, end - p, p),
+                       beat_dws())});
       break;
     }
     // A failing piece with fault_poisoned: a CplD of zeros with EP set.
@@ -313,7 +315,7 @@ void RootComplex::OnRead(const sc::Tlp& t) {
     } else {
       memory_->Read(p, cpl.data.data(), next - p);
     }
-    q.push_back({due, seq_++, sc::EncodeTlpBeats(cpl)});
+    q.push_back({due, seq_++, sc::EncodeTlpBeats(cpl, beat_dws())});
     p = next;
   }
   tag_busy_[t.tag] = true;

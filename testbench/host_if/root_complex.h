@@ -67,6 +67,7 @@ struct RcConfig {
   bool fault_poisoned = false;  // a failing piece comes as a poisoned CplD (EP), not a Cpl
   uint64_t seed = 1;
   bool enumerate = true;  // enumerate the device before any other TLP (see above)
+  int tlp_width_bits = 128;  // the device's TLP streams: beats of 128, 256 or 512 bits
 };
 
 
@@ -75,6 +76,7 @@ class RootComplex {
   RootComplex(model::HostMemory* memory, const RcConfig& config);
 
   const RcConfig& config() const { return config_; }
+  int beat_dws() const { return config_.tlp_width_bits / 32; }  // DWs per stream beat
   void set_config(const RcConfig& config);  // timing and behaviour; keeps queued traffic
   model::HostMemory& memory() { return *memory_; }
 

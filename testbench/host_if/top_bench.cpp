@@ -12,6 +12,7 @@ RcConfig DeviceRc(const TopConfig& device, uint64_t seed) {
   rc.max_payload = device.max_payload;
   rc.max_read_req = device.max_read_req;
   rc.num_tags = device.num_tags;
+  rc.tlp_width_bits = device.tlp_width_bits;
   rc.seed = seed;
   rc.min_latency = rc.max_latency = 40;
   return rc;

@@ -33,8 +33,9 @@ class TopModelImpl final : public TopModel {
   void Eval(const TopInputs& in, TopOutputs* out) override {
     auto& d = sim_.dut();
     const int n = static_cast<int>(config_.limits.n);
+    const int beat_dws = config_.tlp_width_bits / 32;
     d.rx_valid_i = in.rx_valid;
-    for (int w = 0; w < 4; ++w) SetBits(d.rx_data_i, 32 * w, 32, in.rx_beat.dw[w]);
+    for (int w = 0; w < beat_dws; ++w) SetBits(d.rx_data_i, 32 * w, 32, in.rx_beat.dw[w]);
     d.rx_sop_i = in.rx_beat.sop;
     d.rx_eop_i = in.rx_beat.eop;
     d.tx_ready_i = in.tx_ready;
@@ -50,7 +51,8 @@ class TopModelImpl final : public TopModel {
 
     out->rx_ready = d.rx_ready_o;
     out->tx_valid = d.tx_valid_o;
-    for (int w = 0; w < 4; ++w) out->tx_beat.dw[w] = GetBits(d.tx_data_o, 32 * w, 32);
+    out->tx_beat.dws = beat_dws;
+    for (int w = 0; w < beat_dws; ++w) out->tx_beat.dw[w] = GetBits(d.tx_data_o, 32 * w, 32);
     out->tx_beat.sop = d.tx_sop_o;
     out->tx_beat.eop = d.tx_eop_o;
     out->wd_req_valid = d.wd_req_valid_o;

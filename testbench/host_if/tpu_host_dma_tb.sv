@@ -8,19 +8,22 @@ module tpu_host_dma_tb #(
   parameter int unsigned MaxReadReq = 512,    // MRRS, bytes
   parameter int unsigned NumTags    = 16,     // reads outstanding
   parameter int unsigned Timeout    = 2000,   // completion timeout, cycles
-  parameter int unsigned IdleGap    = 4       // cycles without a beat that close a run
+  parameter int unsigned IdleGap    = 4,      // cycles without a beat that close a run
+  parameter int unsigned TlpWidth   = 128,    // TLP stream and DMA beat bits: 128, 256, 512
+  localparam int unsigned W = TlpWidth,       // beat bits
+  localparam int unsigned B = TlpWidth / 8    // beat bytes
 ) (
   input  logic         clk_i,
   input  logic         rst_ni,
   // TLP streams.
   input  logic         rx_valid_i,
   output logic         rx_ready_o,
-  input  logic [127:0] rx_data_i,
+  input  logic [W-1:0] rx_data_i,
   input  logic         rx_sop_i,
   input  logic         rx_eop_i,
   output logic         tx_valid_o,
   input  logic         tx_ready_i,
-  output logic [127:0] tx_data_o,
+  output logic [W-1:0] tx_data_o,
   output logic         tx_sop_o,
   output logic         tx_eop_o,
   // Register port, answered by the bench.
@@ -41,7 +44,7 @@ module tpu_host_dma_tb #(
   input  logic [1:0]   rd_req_last_i,
   output logic [1:0]   rd_rsp_valid_o,
   input  logic [1:0]   rd_rsp_ready_i,
-  output logic [255:0] rd_rsp_data_o,
+  output logic [2*W-1:0] rd_rsp_data_o,
   output logic [1:0]   rd_rsp_error_o,
   // Write client.
   input  logic         wr_flush_i,
@@ -49,8 +52,8 @@ module tpu_host_dma_tb #(
   input  logic         wr_req_valid_i,
   output logic         wr_req_ready_o,
   input  logic [63:0]  wr_req_addr_i,
-  input  logic [127:0] wr_req_data_i,
-  input  logic [15:0]  wr_req_mask_i,
+  input  logic [W-1:0] wr_req_data_i,
+  input  logic [B-1:0] wr_req_mask_i,
   output logic         wr_empty_o,
   // MSI.
   input  logic         msi_request_i,
@@ -74,7 +77,8 @@ module tpu_host_dma_tb #(
     .MaxReadReq(MaxReadReq),
     .NumTags   (NumTags),
     .Timeout   (Timeout),
-    .IdleGap   (IdleGap)
+    .IdleGap   (IdleGap),
+    .TlpWidth  (TlpWidth)
   ) u_dma (
     .clk_i            (clk_i),
     .rst_ni           (rst_ni),

@@ -19,7 +19,7 @@ void CheckAgainstConfig(const sys::TopConfig& built, const devices::DeviceConfig
       l.acc_rows != want.limits.acc_rows || l.dram_bytes != want.limits.dram_bytes ||
       l.param_sets != want.limits.param_sets || built.dram_width != want.dram_width_bits ||
       built.max_payload != want.max_payload || built.max_read_req != want.max_read_request ||
-      built.num_tags != want.dma_tags) {
+      built.num_tags != want.dma_tags || built.tlp_width_bits != want.tlp_width_bits) {
     throw std::logic_error(std::string("the Verilated device differs from device ") + want.name +
                            " of isa/devices.json: rebuild (cmake --build build)");
   }

@@ -149,6 +149,7 @@ TEST(InfoDeviceOption, DescribesTheNamedDevice) {
         "assert d['acc_rows'] == " + std::to_string(d.limits.acc_rows) + ", d; "
         "assert d['dram_bytes'] == " + std::to_string(d.limits.dram_bytes) + ", d; "
         "assert d['dma_tags'] == " + std::to_string(d.dma_tags) + ", d; "
+        "assert d['tlp_width_bits'] == " + std::to_string(d.tlp_width_bits) + ", d; "
         "assert d['backend_rtl'].startswith('" + rtl + "'), d",
         dir.WriteFile("info.json", run.out)))
         << run.out;

@@ -51,6 +51,7 @@ TEST(InfoDevice, InfoDescribesTheSimulatedDevice) {
   EXPECT_EQ(JsonNumber(json, "max_read_request_bytes"), info.max_read_request) << json;
   EXPECT_EQ(JsonNumber(json, "dram_width_bits"), top.dram_width) << json;
   EXPECT_EQ(JsonNumber(json, "dma_tags"), top.num_tags) << json;
+  EXPECT_EQ(JsonNumber(json, "tlp_width_bits"), top.tlp_width_bits) << json;
   EXPECT_EQ(JsonNumber(json, "clock_mhz"), g_system->config().clock_mhz) << json;
   EXPECT_NE(json.find("\"pcie_default\": \"" + SystemConfig{}.link.Name() + " "),
             std::string::npos)

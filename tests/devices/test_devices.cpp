@@ -53,6 +53,7 @@ TEST(Devices, N16) {
   EXPECT_EQ(d->dma_tags, 32);
   EXPECT_EQ(d->timeout, 65536);
   EXPECT_EQ(d->ring_slots, 64);
+  EXPECT_EQ(d->tlp_width_bits, 128);
   EXPECT_DOUBLE_EQ(d->clock_mhz, 700.0);
 }
 
@@ -71,6 +72,23 @@ TEST(Devices, N16Small) {
   EXPECT_EQ(d->dma_tags, 16);
   EXPECT_EQ(d->timeout, 3000);
   EXPECT_EQ(d->ring_slots, 8);
+  EXPECT_EQ(d->tlp_width_bits, 128);
+}
+
+// Issue 12: host -> device DMA fills Gen3 x16 (payload limit 14.507 GB/s with 256-byte
+// completions) for every N >= 32: the TLP stream's payload rate, B bytes a cycle less one
+// header beat per MPS-byte completion, must clear the link's limit at the device's clock
+// (128 bits: 10.54 GB/s at 700 MHz, too slow; 256 bits: 19.91 GB/s).
+TEST(Devices, StreamsFromN32UpOutrunGen3x16) {
+  constexpr double kGen3x16PayloadLimit = 14.507e9;
+  for (const DeviceConfig& d : kDevices) {
+    SCOPED_TRACE(d.name);
+    const double beat = static_cast<double>(d.tlp_width_bits) / 8;
+    const double mps = static_cast<double>(d.max_payload);
+    const double stream = beat * d.clock_mhz * 1e6 * mps / (mps + beat);
+    if (d.limits.n >= 32) EXPECT_GE(stream, kGen3x16PayloadLimit);
+  }
+  EXPECT_EQ(FindDevice("n32")->tlp_width_bits, 256);
 }
 
 TEST(Devices, UnknownNamesAndIndicesGiveNullptr) {

@@ -75,6 +75,18 @@ class GenDevicesTest(GeneratorTests, unittest.TestCase):
         self.dev(d, "n16")["dram_width_bits"] = 96
         self.expect_rejected(d, "n16: field 'dram_width_bits' 96 must divide a tile")
 
+    def test_tlp_width_not_a_stream_width(self):
+        d = copy.deepcopy(self.desc)
+        self.dev(d, "n16")["tlp_width_bits"] = 192
+        self.expect_rejected(d, "n16: field 'tlp_width_bits' 192 must be 128, 256 or 512")
+
+    def test_tlp_width_beat_above_the_payload(self):
+        d = copy.deepcopy(self.desc)
+        self.dev(d, "n16")["max_payload"] = 32
+        self.dev(d, "n16")["tlp_width_bits"] = 512
+        self.expect_rejected(d, "n16: field 'tlp_width_bits' 512 must be at most 8 * "
+                                "max_payload and 8 * max_read_request")
+
     def test_bad_clock(self):
         d = copy.deepcopy(self.desc)
         self.dev(d, "n16")["clock_mhz"] = 0
@@ -126,7 +138,7 @@ class GenDevicesTest(GeneratorTests, unittest.TestCase):
             for k, v in dev["limits"].items():
                 self.assertIn("set(TPU_DEVICE_%s_%s %d)\n" % (dev["name"], k.upper(), v), text)
             for k in ("dram_width_bits", "max_payload", "max_read_request", "dma_tags",
-                      "timeout", "ring_slots"):
+                      "timeout", "ring_slots", "tlp_width_bits"):
                 self.assertIn("set(TPU_DEVICE_%s_%s %d)\n" % (dev["name"], k.upper(), dev[k]),
                               text)
 

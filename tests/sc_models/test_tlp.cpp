@@ -248,6 +248,71 @@ TEST(TlpBeats, LayoutFollowsHostIf) {
   EXPECT_EQ(rback.dw0_reserved, 0x00300000u);
 }
 
+// The same layout on the wide streams (256 and 512 bits): the header alone in beat 0, its DWs
+// past the header 0, payload DW d in DW d % D of beat 1 + d / D; payloads of 1, D and D + 1
+// DWs under 3- and 4-DW headers round-trip.
+TEST(TlpBeats, WideLayoutsFollowHostIf) {
+  for (int d : {4, 8, 16}) {
+    SCOPED_TRACE("beats of " + std::to_string(d) + " DWs");
+    for (int payload_dws : {1, d, d + 1}) {
+      for (uint64_t address : {uint64_t{0x1000}, uint64_t{0x2'0000'1000}}) {
+        const bool four_dw = address > 0xFFFF'FFFF;
+        std::vector<uint8_t> bytes(4 * payload_dws);
+        for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(i + 1);
+        const Tlp w = MakeMemWrite(kDeviceId, address, bytes.data(),
+                                   static_cast<uint32_t>(bytes.size()));
+        const std::vector<TlpBeat> beats = EncodeTlpBeats(w, d);
+        ASSERT_EQ(beats.size(), 1u + (payload_dws + d - 1) / d);
+        for (const TlpBeat& b : beats) EXPECT_EQ(b.dws, d);
+        EXPECT_EQ(beats[0].dw[0] & 0x3FFu, static_cast<uint32_t>(payload_dws));
+        for (int k = four_dw ? 4 : 3; k < kMaxBeatDws; ++k) EXPECT_EQ(beats[0].dw[k], 0u);
+        for (int k = 0; k < payload_dws; ++k) {
+          const uint32_t b0 = static_cast<uint32_t>(4 * k + 1);
+          EXPECT_EQ(beats[1 + k / d].dw[k % d],
+                    b0 | (b0 + 1) << 8 | (b0 + 2) << 16 | (b0 + 3) << 24)
+              << "payload DW " << k;
+        }
+        for (int k = payload_dws % d; k != 0 && k < kMaxBeatDws; ++k) {
+          EXPECT_EQ(beats.back().dw[k], 0u) << "unused DW " << k;
+        }
+        EXPECT_TRUE(beats.front().sop && beats.back().eop);
+        EXPECT_EQ(TlpBeatsToImage(beats), EncodeTlp(w));
+        EXPECT_EQ(EncodeTlp(DecodeTlpBeats(beats)), EncodeTlp(w));
+      }
+    }
+  }
+}
+
+TEST(TlpBeats, WideBeatsAreChecked) {
+  const uint8_t data[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+  const Tlp w = MakeMemWrite(0, 0x100, data, 8);
+  auto rejects = [](const std::vector<TlpBeat>& beats, const std::string& what) {
+    try {
+      TlpBeatsToImage(beats);
+      ADD_FAILURE() << "accepted, expected: " << what;
+    } catch (const TlpError& e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  std::vector<TlpBeat> b = EncodeTlpBeats(w, 8);
+  ASSERT_EQ(b.size(), 2u);
+  b[0].dw[7] = 1;  // past the 3-DW header, in the 256-bit beat
+  rejects(b, "3-DW header with DW7 != 0");
+  b = EncodeTlpBeats(w, 16);
+  b[1].dws = 8;
+  rejects(b, "beat 1 of 8 DWs in a TLP of 16-DW beats");
+  b = EncodeTlpBeats(w, 8);
+  b.insert(b.begin() + 1, TlpBeat{});  // a 4-DW beat in the middle
+  b[1].dws = 8;
+  rejects(b, "payload beats");
+  for (int bad : {0, 2, 6, 32}) {
+    EXPECT_THROW(EncodeTlpBeats(w, bad), TlpError) << bad;
+  }
+  b = EncodeTlpBeats(w, 8);
+  for (TlpBeat& x : b) x.dws = 12;
+  rejects(b, "beats of 12 DWs");
+}
+
 TEST(TlpBeats, MalformedBeatsAreRejected) {
   const uint8_t data[8] = {1, 2, 3, 4, 5, 6, 7, 8};
   const std::vector<TlpBeat> good = EncodeTlpBeats(MakeMemWrite(0, 0x100, data, 8));

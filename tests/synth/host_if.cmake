@@ -112,6 +112,19 @@ tpu_add_synth_test(host_if_n16 TOP tpu_host_if
   CHECKS "select -assert-count 8 t:$mem_v2" ${TPU_HOST_IF_TO_GATES}
          "select -assert-max 2450 t:$_*DFF*")
 
+# The host interface of n32: N = 32 on a 256-bit TLP stream (docs/host_if.md section 1). The
+# core's beats reach the engines as wires; the ring's second beat adapter (16-byte slots joined
+# into 32-byte reads) has its queue of slot reads as the ninth memory; 2729 flops (2424 at
+# N = 16 on 128 bits: the wider receive, transmit and write-engine registers, the ring's
+# adapter). About 30 s.
+tpu_add_synth_test(host_if_n32_w256 TOP tpu_host_if
+  SOURCES ${TPU_HOST_IF_SYNTH_COMMON} ${TPU_RTL_ISA_PKG} ${TPU_RTL_REGS_PKG}
+          ${TPU_RTL_HOST_IF}
+  PARAMS N=32 TlpWidth=256
+  FLOW "synth -top tpu_host_if -flatten -run begin:fine"
+  CHECKS "select -assert-count 9 t:$mem_v2" ${TPU_HOST_IF_TO_GATES}
+         "select -assert-max 2750 t:$_*DFF*")
+
 # The host interface at N = 8: the beat adapter's queue of core reads is the ninth memory.
 tpu_add_synth_test(host_if_n8 TOP tpu_host_if
   SOURCES ${TPU_HOST_IF_SYNTH_COMMON} ${TPU_RTL_ISA_PKG} ${TPU_RTL_REGS_PKG}

@@ -1,17 +1,18 @@
 // The beat-width adapter (rtl/host_if/tpu_host_beat_adapter.sv, docs/host_if.md section 4)
 // between a core model (random reads and writes of N-byte beats, holding each request until it
-// is taken) and models of the DMA engines' 16-byte ports: the read engine answers in order
+// is taken) and models of the DMA engines' ports (engine beats of EB = TlpWidth / 8 bytes: 16,
+// 32 or 64; "line" below is one engine beat of host memory): the read engine answers in order
 // after a random latency with the bytes its memory held when it took the read, the write
 // engine writes its memory when it takes a beat. The reference applies the core's requests to
 // its own memory in the order the adapter takes them; every read must return the reference's
-// bytes (with the error flag exactly when a 16-byte beat under it is a fault line), and the
-// engines' memory must equal the reference whenever no write beat is held or being split.
-// Also: runs of consecutive beats reach the engines as consecutive 16-byte beats with no 16
-// bytes read or written twice, at one 16-byte beat per cycle; N = 16 is wires; flushes drop
-// everything held. TPU_SEED=<n> shifts the seeds.
+// bytes (with the error flag exactly when a line under it is a fault line), and the engines'
+// memory must equal the reference whenever no write beat is held or being split. Also: runs of
+// consecutive beats reach the engines as consecutive lines with no line read or written twice,
+// at one line per cycle; N = EB is wires; flushes drop everything held. TPU_SEED=<n> shifts
+// the seeds.
 #include <gtest/gtest.h>
 
-#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -48,6 +49,13 @@ const Config kConfigs[] = {
     {"N4_ShortQueue", [] { return MakeBeatAdapterHarness<2>(); }},
     {"N64", [] { return MakeBeatAdapterHarness<3>(); }},
     {"N16", [] { return MakeBeatAdapterHarness<4>(); }},
+    {"W256_N32", [] { return MakeBeatAdapterHarness<5>(); }},
+    {"W256_N64", [] { return MakeBeatAdapterHarness<6>(); }},
+    {"W256_N256", [] { return MakeBeatAdapterHarness<7>(); }},
+    {"W256_N8", [] { return MakeBeatAdapterHarness<8>(); }},
+    {"W256_N16", [] { return MakeBeatAdapterHarness<9>(); }},
+    {"W512_N16", [] { return MakeBeatAdapterHarness<10>(); }},
+    {"W512_N64", [] { return MakeBeatAdapterHarness<11>(); }},
 };
 
 // Host memory window the tests use, from kBase.
@@ -63,7 +71,7 @@ struct Profile {
   int latency_max = 1;
   double rsp_gap = 0;      // ... probability a ready response is not offered
   double flush = 0;        // probability of a flush pulse in a cycle
-  double fault_lines = 0;  // share of 16-byte lines that fail
+  double fault_lines = 0;  // share of lines that fail
 };
 
 // One transfer of the core: `beats` consecutive beats from `addr`, all reads or all writes.
@@ -77,17 +85,23 @@ struct Transfer {
 class Bench {
  public:
   Bench(BeatAdapterHarness* dut, const Profile& p, uint64_t seed)
-      : dut_(dut), n_(dut->config().n), p_(p), rng_(seed), ref_(kWindow), eng_(kWindow) {
+      : dut_(dut),
+        n_(dut->config().n),
+        eb_(dut->config().engine_bytes()),
+        p_(p),
+        rng_(seed),
+        ref_(kWindow),
+        eng_(kWindow) {
     for (uint64_t i = 0; i < kWindow; ++i) ref_[i] = eng_[i] = static_cast<uint8_t>(rng_());
-    for (uint64_t l = 0; l < kWindow / 16; ++l) {
-      if (Chance(p_.fault_lines)) fault_.insert(kBase + 16 * l);
+    for (uint64_t l = 0; l < kWindow / eb_; ++l) {
+      if (Chance(p_.fault_lines)) fault_.insert(kBase + eb_ * l);
     }
   }
 
-  // Random transfers: runs of 1..3 * 16 / N + 2 beats (so runs share and cross 16-byte beats)
+  // Random transfers: runs of 1..3 * EB / N + 2 beats (so runs share and cross lines)
   // anywhere in the window.
   void AddRandomTransfers(int count, double write_share) {
-    const int max_beats = 3 * std::max(1, 16 / n_) + 2;
+    const int max_beats = 3 * std::max(1, eb_ / n_) + 2;
     for (int t = 0; t < count; ++t) {
       Transfer x;
       x.write = Chance(write_share);
@@ -153,7 +167,7 @@ class Bench {
   };
   struct EngineRead {
     uint64_t ready_at = 0;
-    std::array<uint8_t, 16> data{};
+    std::vector<uint8_t> data;
     bool error = false;
   };
 
@@ -186,10 +200,10 @@ class Bench {
 
     BeatAdapterOutputs out;
     dut_->Eval(in, &out);
-    if (n_ == 16) CheckWires(in, out);
+    if (n_ == eb_) CheckWires(in, out);
     if (flush) {
       Check(!out.rd_req_valid && !out.wr_req_valid, "a request to an engine in a flush cycle");
-      Check(n_ == 16 || !out.hm_rsp_valid, "a response in a flush cycle");
+      Check(n_ == eb_ || !out.hm_rsp_valid, "a response in a flush cycle");
     }
     // Whatever the adapter took for writing is with the write engine unless it says it holds
     // a beat (or a core beat is being split: the core still offers it).
@@ -199,14 +213,17 @@ class Bench {
 
     // Read engine: takes a read, answers later with the bytes it holds now.
     if (out.rd_req_valid && in.rd_req_ready) {
-      Check(out.rd_req_addr % 16 == 0, "read address not a multiple of 16");
-      Check(out.rd_req_addr >= kBase && out.rd_req_addr + 16 <= kBase + kWindow,
+      Check(out.rd_req_addr % eb_ == 0, "read address not a multiple of the engine beat");
+      Check(out.rd_req_addr >= kBase && out.rd_req_addr + eb_ <= kBase + kWindow,
             "read outside the window");
       EngineRead e;
       e.ready_at = dut_->cycle() + p_.latency_min + rng_() % (p_.latency_max - p_.latency_min + 1);
-      for (int i = 0; i < 16; ++i) e.data[i] = eng_[out.rd_req_addr - kBase + i];
+      if (out.rd_req_addr >= kBase && out.rd_req_addr + eb_ <= kBase + kWindow) {
+        const auto line = eng_.begin() + static_cast<std::ptrdiff_t>(out.rd_req_addr - kBase);
+        e.data.assign(line, line + eb_);
+      }
       e.error = fault_.count(out.rd_req_addr) != 0;
-      // The same 16 bytes read twice in a row while the first read's data is still wanted.
+      // The same line read twice in a row while the first read's data is still wanted.
       if (last_rd_ != ~0ull && out.rd_req_addr == last_rd_ && !pending_.empty()) {
         ++repeated_reads_;
       }
@@ -218,10 +235,10 @@ class Bench {
 
     // Write engine: writes its memory when it takes a beat.
     if (out.wr_req_valid && in.wr_req_ready) {
-      Check(out.wr_req_addr % 16 == 0, "write address not a multiple of 16");
-      Check(out.wr_req_addr >= kBase && out.wr_req_addr + 16 <= kBase + kWindow,
+      Check(out.wr_req_addr % eb_ == 0, "write address not a multiple of the engine beat");
+      Check(out.wr_req_addr >= kBase && out.wr_req_addr + eb_ <= kBase + kWindow,
             "write outside the window");
-      for (int i = 0; i < 16; ++i) {
+      for (int i = 0; i < eb_ && out.wr_req_addr + eb_ <= kBase + kWindow; ++i) {
         if (out.wr_req_mask >> i & 1) eng_[out.wr_req_addr - kBase + i] = out.wr_req_data[i];
       }
       ++wr_beats_;
@@ -250,7 +267,7 @@ class Bench {
       } else {
         Expect e;
         e.data.assign(ref_.begin() + off, ref_.begin() + off + n_);
-        for (uint64_t a = r.addr & ~15ull; a < r.addr + n_; a += 16) {
+        for (uint64_t a = r.addr & ~(eb_ - 1ull); a < r.addr + n_; a += eb_) {
           e.error = e.error || fault_.count(a) != 0;
         }
         expect_.push_back(e);
@@ -284,16 +301,16 @@ class Bench {
   void CheckWires(const BeatAdapterInputs& in, const BeatAdapterOutputs& out) {
     const bool rd = in.hm_req_valid && !in.hm_req_write;
     const bool wr = in.hm_req_valid && in.hm_req_write;
-    Check(out.rd_req_valid == rd && out.wr_req_valid == wr, "N = 16: request valid not wired");
+    Check(out.rd_req_valid == rd && out.wr_req_valid == wr, "N = EB: request valid not wired");
     Check(out.hm_req_ready == (in.hm_req_write ? in.wr_req_ready : in.rd_req_ready),
-          "N = 16: ready not wired");
+          "N = EB: ready not wired");
     Check(out.hm_rsp_valid == in.rd_rsp_valid && out.rd_rsp_ready == in.hm_rsp_ready,
-          "N = 16: response handshake not wired");
+          "N = EB: response handshake not wired");
     if (in.hm_req_valid) {
       Check(out.rd_req_addr == in.hm_req_addr && out.wr_req_addr == in.hm_req_addr,
-            "N = 16: address not wired");
+            "N = EB: address not wired");
     }
-    Check(!out.wr_held, "N = 16: a write held");
+    Check(!out.wr_held, "N = EB: a write held");
   }
 
   void Check(bool ok, const std::string& what) {
@@ -304,6 +321,7 @@ class Bench {
 
   BeatAdapterHarness* dut_;
   int n_;
+  int eb_;  // engine beat bytes
   Profile p_;
   std::mt19937_64 rng_;
   std::vector<uint8_t> ref_, eng_;
@@ -322,6 +340,7 @@ class BeatAdapter : public ::testing::TestWithParam<Config> {
  protected:
   void SetUp() override { dut_ = GetParam().make(); }
   int n() const { return dut_->config().n; }
+  int eb() const { return dut_->config().engine_bytes(); }
   std::unique_ptr<BeatAdapterHarness> dut_;
 };
 
@@ -341,8 +360,8 @@ TEST_P(BeatAdapter, RandomTrafficMatchesReference) {
     Bench b(dut_.get(), p, Seed(100 + round));
     b.AddRandomTransfers(150, round == 0 ? 0.0 : round == 1 ? 1.0 : 0.5);
     b.Run();
-    std::printf("round %d: %d core reads, %d 16-byte reads, %d 16-byte writes\n", round,
-                b.core_reads(), b.rd_beats(), b.wr_beats());
+    std::printf("round %d: %d core reads, %d %d-byte reads, %d writes\n", round,
+                b.core_reads(), b.rd_beats(), eb(), b.wr_beats());
     if (HasFailure()) return;
   }
 }
@@ -376,14 +395,14 @@ TEST_P(BeatAdapter, FlushDropsEverythingHeld) {
   EXPECT_GT(b.flushes(), 0);
 }
 
-// A run of consecutive beats: each 16 bytes read or written once, at one 16-byte beat per
-// cycle (for N < 16 the core's one beat per cycle is the limit: 16 / N cycles per 16 bytes),
-// responses with the latency and no more.
+// A run of consecutive beats: each line read or written once, at one line per cycle (for
+// N < EB the core's one beat per cycle is the limit: EB / N cycles per line), responses with
+// the latency and no more.
 TEST_P(BeatAdapter, RunsStayCoalescedAtFullRate) {
   constexpr int kBytes = 2048;
   constexpr int kLatency = 20;
   const int beats = kBytes / n();
-  const int lines = kBytes / 16;
+  const int lines = kBytes / eb();
   const int cycles_min = std::max(beats, lines);
   Profile p;
   p.latency_min = p.latency_max = kLatency;
@@ -391,13 +410,13 @@ TEST_P(BeatAdapter, RunsStayCoalescedAtFullRate) {
     Bench b(dut_.get(), p, Seed(400));
     b.Add({false, kBase + 512, beats});
     const uint64_t cycles = b.Run();
-    std::printf("read %d bytes: %llu cycles, %d 16-byte reads\n", kBytes,
-                static_cast<unsigned long long>(cycles), b.rd_beats());
-    EXPECT_EQ(b.rd_beats(), lines) << "16 bytes read more than once";
+    std::printf("read %d bytes: %llu cycles, %d %d-byte reads\n", kBytes,
+                static_cast<unsigned long long>(cycles), b.rd_beats(), eb());
+    EXPECT_EQ(b.rd_beats(), lines) << "a line read more than once";
     EXPECT_EQ(b.repeated_reads(), 0);
     // The run, the latency, the bench's idle tail (8) and a few cycles of pipeline (unless
     // the queue of core reads is too short to cover the latency).
-    if (n() >= 16 || dut_->config().use_depth > kLatency + 4) {
+    if (n() >= eb() || dut_->config().use_depth > kLatency + 4) {
       EXPECT_LE(cycles, static_cast<uint64_t>(cycles_min + kLatency + 8 + 4));
     }
   }
@@ -405,24 +424,25 @@ TEST_P(BeatAdapter, RunsStayCoalescedAtFullRate) {
     Bench b(dut_.get(), p, Seed(401));
     b.Add({true, kBase + 1024, beats});
     const uint64_t cycles = b.Run();
-    std::printf("write %d bytes: %llu cycles, %d 16-byte writes\n", kBytes,
-                static_cast<unsigned long long>(cycles), b.wr_beats());
-    // Beats of the same 16 bytes merge whatever their masks.
+    std::printf("write %d bytes: %llu cycles, %d %d-byte writes\n", kBytes,
+                static_cast<unsigned long long>(cycles), b.wr_beats(), eb());
+    // Beats of the same line merge whatever their masks.
     EXPECT_EQ(b.wr_beats(), lines);
     EXPECT_LE(cycles, static_cast<uint64_t>(cycles_min + 8 + 4));
   }
 }
 
 // Full writes with the write engine stalling: a held beat waits, the next core beat waits
-// for it, and still every 16 bytes are written once, whole.
+// for it, and still every line is written once, whole.
 TEST_P(BeatAdapter, FullWritesMergeIntoWholeBeats) {
   Profile p;
   p.wr_stall = 0.5;
   Bench b(dut_.get(), p, Seed(500));
-  const uint64_t offset = 3 * n(), bytes = 1024;  // mid-line for N < 16
+  const uint64_t offset = 3 * n(), bytes = 1024;  // mid-line for N < EB
   b.Add({true, kBase + offset, static_cast<int>(bytes / n()), true});
   b.Run();
-  EXPECT_EQ(b.wr_beats(), static_cast<int>((offset + bytes + 15) / 16 - offset / 16));
+  const uint64_t line = static_cast<uint64_t>(eb());
+  EXPECT_EQ(b.wr_beats(), static_cast<int>((offset + bytes + line - 1) / line - offset / line));
 }
 
 // Read, write, read of the same bytes back to back while the first read's data is still on
@@ -433,7 +453,7 @@ TEST_P(BeatAdapter, ReadAfterWriteOfTheSameBytesSeesTheWrite) {
   p.latency_min = p.latency_max = 30;
   Bench b(dut_.get(), p, Seed(600));
   for (int i = 0; i < 8; ++i) {
-    const uint64_t a = kBase + 256 * i + (n() < 16 ? n() * (i % (16 / n())) : 0);
+    const uint64_t a = kBase + 256 * i + (n() < eb() ? n() * (i % (eb() / n())) : 0);
     b.Add({false, a, 1});
     b.Add({true, a, 1, true});
     b.Add({false, a, 1});

@@ -1,7 +1,9 @@
 // The host interface's TLP receive/transmit and DMA engines (rtl/host_if: tpu_host_rx,
 // tpu_host_dma_rd, tpu_host_dma_wr, tpu_host_tx) in the test top tpu_host_dma_tb, against a
-// root-complex model that checks every TLP the device sends (testbench/host_if). Two
-// configurations: 0 = MPS 256, MRRS 512, 16 tags; 1 = MPS 128, MRRS 256, 4 tags.
+// root-complex model that checks every TLP the device sends (testbench/host_if). Four
+// configurations: 0 = MPS 256, MRRS 512, 16 tags; 1 = MPS 128, MRRS 256, 4 tags, both on the
+// 128-bit stream (16-byte beats); 2 = configuration 0 on a 256-bit stream (32-byte beats), 3 =
+// configuration 1 on a 512-bit stream (64-byte beats, two to a 128-byte TLP).
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -33,7 +35,16 @@ uint64_t Seed(uint64_t base) {
 
 std::unique_ptr<DmaTbModel> MakeModel(int k, const std::string& name) {
   const HarnessOptions opts = TestHarnessOptions(name);
-  return k == 0 ? MakeDmaTbModel<0>(opts) : MakeDmaTbModel<1>(opts);
+  switch (k) {
+    case 0:
+      return MakeDmaTbModel<0>(opts);
+    case 1:
+      return MakeDmaTbModel<1>(opts);
+    case 2:
+      return MakeDmaTbModel<2>(opts);
+    default:
+      return MakeDmaTbModel<3>(opts);
+  }
 }
 
 DmaTbConfig ConfigOf(int k) { return MakeModel(k, "")->config(); }
@@ -43,8 +54,14 @@ RcConfig BaseRc(const DmaTbConfig& c, uint64_t seed) {
   rc.max_payload = c.max_payload;
   rc.max_read_req = c.max_read_req;
   rc.num_tags = c.num_tags;
+  rc.tlp_width_bits = c.tlp_width_bits;
   rc.seed = seed;
   return rc;
+}
+
+// The beats of `bytes` from `addr` on, beats of `beat` bytes.
+uint64_t BeatsOf(uint64_t addr, uint64_t bytes, uint64_t beat) {
+  return (addr + bytes + beat - 1) / beat - addr / beat;
 }
 
 // Latency, split completions merged at random, reordering across tags, gaps, stalls.
@@ -123,6 +140,10 @@ class HostDma : public ::testing::TestWithParam<std::tuple<int, Profile>> {
   std::unique_ptr<DmaBench> Bench(uint64_t seed, const std::string& name = "") {
     return MakeBench(k(), stressed(), Seed(seed), name);
   }
+  // The DMA beat (TLP stream width / 8) of configuration k().
+  static uint64_t BeatBytes(const DmaBench& b) {
+    return static_cast<uint64_t>(b.config().beat_bytes());
+  }
 };
 
 // Reads of every length at odd host offsets through client 0 (the core's beats) while client
@@ -148,7 +169,7 @@ TEST_P(HostDma, ReadsOfEveryLengthAndOffset) {
   ASSERT_TRUE(b->Run(400000)) << "did not finish";
   ExpectNoViolations(*b);
   EXPECT_EQ(b->reader(0).beats_error() + b->reader(1).beats_error(), 0u);
-  EXPECT_GT(b->reader(0).beats_ok(), 1000u);
+  EXPECT_GT(b->reader(0).beats_ok() * BeatBytes(*b), 16000u);
   EXPECT_EQ(b->cpl_unexpected(), 0u);
   EXPECT_EQ(b->rc().stats().mwr, 0u);
 }
@@ -182,29 +203,31 @@ TEST_P(HostDma, WritesWithAnyByteMask) {
   std::mt19937_64 rng(Seed(9 + k()));
   const uint64_t base = kLow + 0x400000;
   FillRandom(*b, base, 0x4000, rng);
-  uint64_t beat = base + 16 * (rng() % 64);
+  const uint64_t bb = BeatBytes(*b);
+  const uint64_t full = bb == 64 ? ~uint64_t{0} : (uint64_t{1} << bb) - 1;
+  uint64_t beat = base + bb * (rng() % 64);
   for (int i = 0; i < 600; ++i) {
-    Bytes16 data;
+    DmaBeat data(bb);
     for (auto& v : data) v = static_cast<uint8_t>(rng());
-    uint16_t mask;
+    uint64_t mask;
     switch (rng() % 5) {
       case 0:
-        mask = 0xffff;
+        mask = full;
         break;
       case 1:
         mask = 0;
         break;
-      case 2: {  // contiguous
-        const int lo = rng() % 16, hi = lo + rng() % (16 - lo);
-        mask = static_cast<uint16_t>(((1u << (hi + 1)) - 1) & ~((1u << lo) - 1));
+      case 2: {  // contiguous: bytes lo..hi
+        const uint64_t lo = rng() % bb, hi = lo + rng() % (bb - lo);
+        mask = (full >> (bb - 1 - hi)) & ~((uint64_t{1} << lo) - 1);
         break;
       }
       default:
-        mask = static_cast<uint16_t>(rng());
+        mask = rng() & full;
         break;
     }
     b->writer().WriteBeat(beat, data, mask);
-    beat = (rng() % 4) ? beat + 16 : base + 16 * (rng() % 1000);
+    beat = (rng() % 4) ? beat + bb : base + bb * (rng() % (16000 / bb));
   }
   ASSERT_TRUE(b->Run(200000)) << "did not finish";
   ExpectNoViolations(*b);
@@ -280,7 +303,7 @@ TEST_P(HostDma, CompletionErrors) {
     b->reader(1).Read(base + 0x1200, 0x80, true);
     ASSERT_TRUE(b->Run(400000)) << "did not finish";
     ExpectNoViolations(*b);
-    EXPECT_GE(b->reader(0).beats_error(), 1u + 0x300 / 16);
+    EXPECT_GE(b->reader(0).beats_error(), 1u + 0x300 / BeatBytes(*b));
     EXPECT_GE(b->reader(1).beats_error(), 1u);
     EXPECT_EQ(b->cpl_unexpected(), 0u);  // poisoned: the request's later completions are taken
     b->memory().ClearFaults();
@@ -305,8 +328,8 @@ TEST_P(HostDma, Timeouts) {
   ASSERT_TRUE(b->Run(400000)) << "did not finish";
   ExpectNoViolations(*b);
   EXPECT_GE(b->timeouts(), 2u);
-  EXPECT_GE(b->reader(0).beats_error(), 0x100u / 16);
-  EXPECT_EQ(b->reader(1).beats_error(), 2u);
+  EXPECT_GE(b->reader(0).beats_error(), 0x100u / BeatBytes(*b));
+  EXPECT_EQ(b->reader(1).beats_error(), BeatsOf(base + 0x2040, 0x20, BeatBytes(*b)));
   b->rc().ClearSilentRanges();
   const uint64_t errors = b->reader(0).beats_error();
   for (int i = 0; i < 3; ++i) b->reader(0).Read(base + i * 0x1000 + 5, 0x1000);
@@ -328,7 +351,8 @@ TEST_P(HostDma, LateCompletionAfterATimeoutIsDropped) {
   ASSERT_TRUE(b->Run(20000)) << "the read did not time out";
   ASSERT_EQ(b->timeouts(), 1u);
   ASSERT_EQ(b->rc().unanswered().size(), 1u);
-  EXPECT_EQ(b->reader(0).beats_error(), 4u);
+  const uint64_t beats = 0x40 / BeatBytes(*b);
+  EXPECT_EQ(b->reader(0).beats_error(), beats);
   const sc::Tlp late = b->rc().unanswered()[0];
   b->rc().ClearSilentRanges();
   // New reads answered 200 cycles later; the late completion (other bytes) comes first.
@@ -346,7 +370,7 @@ TEST_P(HostDma, LateCompletionAfterATimeoutIsDropped) {
   ASSERT_TRUE(b->Run(20000)) << "did not finish after the late completion";
   ExpectNoViolations(*b);
   EXPECT_EQ(b->cpl_unexpected(), 1u);
-  EXPECT_EQ(b->reader(0).beats_error(), 4u);
+  EXPECT_EQ(b->reader(0).beats_error(), beats);
   EXPECT_EQ(b->timeouts(), 1u);
 }
 
@@ -442,7 +466,9 @@ TEST_P(HostDma, DropsWhatItDoesNotSupport) {
   const uint64_t bar = b->rc().config().bar0;
   // A message (fmt 001, type 10000: routed to the root complex ... here to us), as raw beats:
   // sc::Tlp holds only the TLPs the models exchange.
+  const int dws = b->rc().beat_dws();
   sc::TlpBeat msg;
+  msg.dws = dws;
   msg.dw[0] = 1u << 29 | 0x10u << 24;
   msg.sop = msg.eop = true;
   b->rc().InjectBeats({msg});
@@ -454,10 +480,12 @@ TEST_P(HostDma, DropsWhatItDoesNotSupport) {
   poisoned.poisoned = true;
   b->rc().Inject(poisoned);
   // An I/O write (non-posted): an MWr's beats with type 00010.
-  std::vector<sc::TlpBeat> io = sc::EncodeTlpBeats(sc::MakeMemWrite(0, bar + 0x48, six, 4));
+  std::vector<sc::TlpBeat> io =
+      sc::EncodeTlpBeats(sc::MakeMemWrite(0, bar + 0x48, six, 4), dws);
   io[0].dw[0] = (io[0].dw[0] & ~(0x1Fu << 24)) | 0x02u << 24;
   const int io_write = b->rc().RequestBeats(io);
   sc::TlpBeat stray;  // a beat without sop
+  stray.dws = dws;
   stray.eop = true;
   b->rc().InjectBeats({stray});
   // A CplD of 4 DWs (1, 2, 3, 4) for the device's tag `tag`, byte count 16, lower address 0.
@@ -511,7 +539,8 @@ TEST_P(HostDma, EveryReadCompletes) {
   auto raw = [&](uint32_t type, bool with_data) {
     const uint8_t dw[4] = {1, 2, 3, 4};
     std::vector<sc::TlpBeat> beats = sc::EncodeTlpBeats(
-        with_data ? sc::MakeMemWrite(0, bar, dw, 4) : sc::MakeMemRead(0, 0, bar, 4));
+        with_data ? sc::MakeMemWrite(0, bar, dw, 4) : sc::MakeMemRead(0, 0, bar, 4),
+        b->rc().beat_dws());
     beats[0].dw[0] = (beats[0].dw[0] & ~(0x1Fu << 24)) | type << 24;
     return beats;
   };
@@ -527,8 +556,8 @@ TEST_P(HostDma, EveryReadCompletes) {
     ur.push_back(b->rc().RequestBeats(raw(0x02, false)));  // I/O read
     // Configuration requests the function does not take: type 0 to function 1, type 0 of
     // two DWs, type 1.
-    ur.push_back(b->rc().RequestBeats(
-        sc::EncodeTlpBeats(sc::MakeConfigRead(0, 0, sc::kDeviceId | 1, sc::kCfgIds))));
+    ur.push_back(b->rc().RequestBeats(sc::EncodeTlpBeats(
+        sc::MakeConfigRead(0, 0, sc::kDeviceId | 1, sc::kCfgIds), b->rc().beat_dws())));
     std::vector<sc::TlpBeat> cfg_two_dws = raw(0x04, false);
     cfg_two_dws[0].dw[0] = (cfg_two_dws[0].dw[0] & ~0x3ffu) | 2;
     ur.push_back(b->rc().RequestBeats(cfg_two_dws));
@@ -733,7 +762,7 @@ TEST_P(HostDma, NoBarAccessWithoutMemorySpace) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Configs, HostDma,
-                         ::testing::Combine(::testing::Values(0, 1),
+                         ::testing::Combine(::testing::Values(0, 1, 2, 3),
                                             ::testing::Values(Profile{"ideal", false},
                                                               Profile{"stressed", true})),
                          [](const auto& info) {
@@ -764,21 +793,27 @@ TEST_P(HostDmaThroughput, ReadAndWriteBandwidth) {
   const uint64_t write_cycles = b.cycle() - start;
   ExpectNoViolations(b);
   ExpectMemory(b, kHigh, bytes);
-  const double rd = static_cast<double>(bytes) / 16 / read_cycles;
-  const double wr = static_cast<double>(bytes) / 16 / write_cycles;
+  const double beat = c.beat_bytes();
+  const double rd = static_cast<double>(bytes) / beat / read_cycles;
+  const double wr = static_cast<double>(bytes) / beat / write_cycles;
   std::printf(
-      "config %d (MPS %d, MRRS %d, %d tags, latency 64): read %.3f beats/cycle "
+      "config %d (MPS %d, MRRS %d, %d tags, %d-bit stream, latency 64): read %.3f beats/cycle "
       "(%llu cycles), write %.3f beats/cycle (%llu cycles)\n",
-      k, c.max_payload, c.max_read_req, c.num_tags, rd,
+      k, c.max_payload, c.max_read_req, c.num_tags, c.tlp_width_bits, rd,
       static_cast<unsigned long long>(read_cycles), wr,
       static_cast<unsigned long long>(write_cycles));
-  // Reads: 64-byte completions carry 4 data beats per 5 link beats.
-  EXPECT_GT(rd, k == 0 ? 0.7 : 0.25);
-  // Writes: MPS-byte TLPs carry MPS / 16 data beats per MPS / 16 + 1 link beats.
-  EXPECT_GT(wr, k == 0 ? 0.85 : 0.8);
+  // Reads: 64-byte completions carry 64 / B data beats per 64 / B + 1 link beats (0.8 at 16
+  // bytes, 0.667 at 32, 0.5 at 64); with 4 tags (configurations 1, 3) the round trip bounds:
+  // 2 core tags x 256 bytes per ~75 cycles (0.37 beats of 16 bytes, 0.107 of 64).
+  const double read_bound[] = {0.7, 0.25, 0.6, 0.09};
+  EXPECT_GT(rd, read_bound[k]);
+  // Writes: MPS-byte TLPs carry MPS / B data beats per MPS / B + 1 link beats (0.941, 0.889,
+  // 0.889, 0.667).
+  const double write_bound[] = {0.85, 0.8, 0.8, 0.6};
+  EXPECT_GT(wr, write_bound[k]);
 }
 
-INSTANTIATE_TEST_SUITE_P(Configs, HostDmaThroughput, ::testing::Values(0, 1),
+INSTANTIATE_TEST_SUITE_P(Configs, HostDmaThroughput, ::testing::Values(0, 1, 2, 3),
                          [](const auto& info) { return "config" + std::to_string(info.param); });
 
 }  // namespace

@@ -311,8 +311,10 @@ TEST(TpuTop, LongProgramThroughASmallRing) {
 // in flight): every TLP stays legal, stale completions are thrown away, the DRAM beats owed to
 // the core before the reset are dropped, and the next program runs exactly. Which of the fixed
 // reset cycles find weight-tile reads or host DMA in flight depends on the device (N, its DRAM
-// beat, its ring) and on the seed of the stressed root complex, so after them the test keeps
-// resetting at other cycles until a reset has hit each (or a program ends before its reset).
+// beat, its stream width, its ring) and on the seed of the stressed root complex, so after them
+// the test keeps resetting, each time at the first cycle from a later start (kSearchStep
+// cycles on per try) at which what no reset has hit yet is in flight, until a reset has hit
+// each (or a program ends before its reset).
 TEST(TpuTop, SoftResetWhileRunning) {
   auto b = MakeBench(true, 13, "tpu_top_reset_running");
   std::mt19937_64 rng(Seed(37));
@@ -324,11 +326,17 @@ TEST(TpuTop, SoftResetWhileRunning) {
     const bool search = i >= fixed.size();
     if (search && with_dram_beats > 0 && with_dma > 0) break;
     const uint64_t when = search ? kSearchFirst + (i - fixed.size()) * kSearchStep : fixed[i];
-    SCOPED_TRACE("soft reset after " + std::to_string(when) + " cycles");
+    SCOPED_TRACE("soft reset after " + std::to_string(when) + " cycles or later");
     const DenseCase c = RandomDense(rng, 60, 40, 30);
     const compiler::DenseProgram p = Lower(*b, c);
     b->Submit(EncodeProgram(p.instrs));
     b->Idle(when);
+    // Searching: on to the first cycle with what no reset has hit yet in flight.
+    while (search && b->out().running &&
+           !(with_dram_beats == 0 && b->dram().outstanding_beats() > 0) &&
+           !(with_dma == 0 && b->out().dma_busy)) {
+      b->Step();
+    }
     if (!search) {
       ASSERT_TRUE(b->out().running) << "the program ended before the soft reset";
     }

@@ -1,13 +1,15 @@
 // The system model with a device whose MXU is not 16 x 16 (isa/devices.json configuration
 // TPU_TEST_DEVICE, e.g. n8 or n32: the host interface's beat adapter between the core's N-byte
-// host-memory beats and the 16-byte DMA engines, rtl/host_if/tpu_host_beat_adapter.sv), driven
+// host-memory beats and the DMA engines' beats of the device's TLP stream width,
+// rtl/host_if/tpu_host_beat_adapter.sv), driven
 // by tpu::device::Device, which takes N and the memories from the capability registers:
 //   - random dense layers lowered by the compiler, bit-exact with tpu::golden::Dense;
 //   - READ_HOST / WRITE_HOST of many lengths at odd host offsets through the UB, guard bytes
 //     around the destination intact;
 //   - a large READ_HOST streams at the device's bound: the least of N bytes per cycle (the
-//     core moves one beat per cycle), 16 bytes per cycle less one beat in 17 for the
-//     completions' headers (the 128-bit receive stream) and the link's payload limit.
+//     core moves one beat per cycle), the receive stream's B bytes per cycle less one beat
+//     per completion for its header (B = 16 on a 128-bit stream: one beat in 17 with 256-byte
+//     completions; 32 on n32's 256-bit one: one in 9) and the link's payload limit.
 // One SystemC elaboration per process: CMake builds this file once per device.
 #include <gtest/gtest.h>
 
@@ -167,10 +169,12 @@ TEST(SystemSize, ReadHostStreamsAtTheDeviceBound) {
   const sc::LinkTiming timing(g_system->config().link);
   const double link_limit = timing.payload_limit_bytes_per_s(12);  // CplD: 3-DW header
   const double clock_hz = g_system->config().clock_mhz * 1e6;
-  // The receive stream: 16 bytes a cycle, one beat in 17 a completion's header; the core:
-  // N bytes a cycle.
-  const double device_limit =
-      std::min(16.0 * clock_hz * 16.0 / 17.0, static_cast<double>(g_n) * clock_hz);
+  // The receive stream: B = tlp_width_bits / 8 bytes a cycle, one beat in MPS / B + 1 a
+  // completion's header (1 in 17 at 128 bits, 1 in 9 at 256); the core: N bytes a cycle.
+  const double beat = g_system->device().top_config().tlp_width_bits / 8.0;
+  const double mps = g_system->config().link.max_payload;
+  const double device_limit = std::min(beat * clock_hz * mps / (mps + beat),
+                                       static_cast<double>(g_n) * clock_hz);
   const double bound = std::min(link_limit, device_limit);
   double small_ns = 0, big_ns = 0;
   std::mt19937_64 rng(11);
