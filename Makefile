@@ -37,11 +37,16 @@ test-long: all  ## the nightly suite (label long)
 # and UndefinedBehaviorSanitizer (CMake option TPU_SANITIZE), any finding fatal. Only the devices
 # that are always built are verilated there, uninstrumented, for the `tpu` binary the CLI tests run.
 SANITIZE_BUILD ?= build-sanitize
+# The one test ASan cannot judge (docs/robustness.md): its `tpu run` throws and catches an
+# exception on the main stack after a SystemC simulation ran in the process; SystemC's
+# coroutines switch stacks without telling ASan, which then leaves the unwound frames poisoned
+# and reports the next use of that stack. It runs in `make test` as every other test.
+SANITIZE_SKIP ?= ^TpuRunDataset.RtlPartialLastBatchChecked$$
 sanitize: deps  ## the host tests under ASan + UBSan, in build-sanitize
 	@test -f $(SANITIZE_BUILD)/CMakeCache.txt || cmake -S . -B $(SANITIZE_BUILD) \
 	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTPU_SANITIZE=ON -DTPU_BUILD_DEVICES=
 	cmake --build $(SANITIZE_BUILD) -j $(JOBS) --target host_tests
-	cd $(SANITIZE_BUILD) && ctest --output-on-failure -j $(JOBS) -L host $(CTEST_ARGS)
+	cd $(SANITIZE_BUILD) && ctest --output-on-failure -j $(JOBS) -L host -E '$(SANITIZE_SKIP)' $(CTEST_ARGS)
 
 # libFuzzer on the same readers (tests/fuzz), FUZZ_SECONDS each, in a clang build of its own.
 FUZZ_BUILD ?= build-fuzz
