@@ -482,21 +482,21 @@ void Replay::StartReadHost(Unit& unit, const Op& rh, int64_t t) {
   // The core reads beats of N bytes; the engine moves the beats (beat_bytes) that cover them.
   const int64_t beats = CeilDiv(end_byte, n_) - first_byte / n_;
   const int64_t b = host_.beat_bytes;
-  const int64_t bytes16 = (CeilDiv(end_byte, b) - first_byte / b) * b;
+  const int64_t covered_bytes = (CeilDiv(end_byte, b) - first_byte / b) * b;
   const double rate = std::min(static_cast<double>(n_), host_.read_bytes_per_cycle);
   // The first MRd leaves once its run closed and the write engine is empty.
   const int64_t mrd = std::max(t + 1 + std::min<int64_t>(beats, host_.max_read_request / n_ + 1),
                                write_empty_);
   const double first_data = static_cast<double>(mrd) + host_.read_latency;
-  double last_data = std::max(first_data + static_cast<double>(bytes16) / rate,
+  double last_data = std::max(first_data + static_cast<double>(covered_bytes) / rate,
                               static_cast<double>(t + 1 + beats));
   // The LUT takes one byte a cycle.
   if (rh.flag) last_data = std::max(last_data, first_data + rh.length);
-  dma_read_ = DmaRead{mrd, first_data, last_data, static_cast<double>(bytes16),
+  dma_read_ = DmaRead{mrd, first_data, last_data, static_cast<double>(covered_bytes),
                       static_cast<double>(n_)};
   const int64_t end = static_cast<int64_t>(last_data) + kDmaCycles;
   stall_dma_ += static_cast<uint64_t>(std::max<int64_t>(0, end - t - beats - kDmaCycles));
-  e_.pcie_bytes_to_device += static_cast<uint64_t>(bytes16);
+  e_.pcie_bytes_to_device += static_cast<uint64_t>(covered_bytes);
   unit.free_at = end + 1;
   Complete(unit, end, rh.signal);
 }
