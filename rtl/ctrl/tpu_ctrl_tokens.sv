@@ -39,32 +39,41 @@ module tpu_ctrl_tokens #(
   output logic                           overflow_o     // a give passed TokenMax this cycle
 );
 
+  // Structure (the logic-depth budget, docs/fpga.md): the takes are a chain of NumPorts
+  // ports, so each step is kept to one grant and one shift. Per token, a thermometer code of
+  // what is left ("left >= k", k = 1 .. NumPorts, compared from cnt_q alone) shifts down by one
+  // per granted take, and a one-hot count of the takes so far shifts up with it; no counter is
+  // subtracted inside the chain. The new value and its overflow are chosen by that one-hot
+  // count among NumPorts + 1 candidates (counter + gives - j, j takes) that depend only on
+  // cnt_q and the gives, so they are ready before the chain ends.
   // Sums below need room for TokenMax + NumPorts.
   localparam int unsigned SumWidth = CntWidth + $clog2(NumPorts + 1) + 1;
 
-  logic [NumTokens*CntWidth-1:0] cnt_d, cnt_q;
-  logic [NumTokens*SumWidth-1:0] left;   // counter minus the takes granted so far
-  logic [NumTokens*SumWidth-1:0] added;  // gives of this cycle per token
-  logic [NumTokens*SumWidth-1:0] next;   // left + added
-  logic [NumPorts-1:0]           grant;
-  logic [NumTokens-1:0]          ovf;
+  logic [NumTokens*CntWidth-1:0]     cnt_d, cnt_q;
+  logic [NumTokens*NumPorts-1:0]     left_ge;  // token t: bit k-1 = what is left >= k
+  logic [NumTokens*(NumPorts+1)-1:0] taken;    // token t: bit j = j takes granted so far
+  logic [NumTokens*SumWidth-1:0]     added;    // gives of this cycle per token
+  logic [NumPorts-1:0]               grant;
+  logic [NumTokens-1:0]              ovf;
 
   // Takes, in priority order: each port sees what the ports before it left.
   always_comb begin
     grant = '0;
     for (int unsigned t = 0; t < NumTokens; t++) begin
-      left[t*SumWidth +: SumWidth] = SumWidth'(cnt_q[t*CntWidth +: CntWidth]);
+      for (int unsigned k = 1; k <= NumPorts; k++) begin
+        left_ge[t*NumPorts + k - 1] = 32'(cnt_q[t*CntWidth +: CntWidth]) >= k;
+      end
+      taken[t*(NumPorts+1) +: NumPorts+1] = (NumPorts+1)'(1);
     end
     for (int unsigned p = 0; p < NumPorts; p++) begin
       grant[p] = take_valid_i[p];
       for (int unsigned t = 0; t < NumTokens; t++) begin
-        if (take_mask_i[p*NumTokens + t] && (left[t*SumWidth +: SumWidth] == '0)) begin
-          grant[p] = 1'b0;
-        end
+        if (take_mask_i[p*NumTokens + t] && !left_ge[t*NumPorts]) grant[p] = 1'b0;
       end
       for (int unsigned t = 0; t < NumTokens; t++) begin
         if (grant[p] && take_mask_i[p*NumTokens + t]) begin
-          left[t*SumWidth +: SumWidth] = left[t*SumWidth +: SumWidth] - SumWidth'(1);
+          left_ge[t*NumPorts +: NumPorts] = left_ge[t*NumPorts +: NumPorts] >> 1;
+          taken[t*(NumPorts+1) +: NumPorts+1] = taken[t*(NumPorts+1) +: NumPorts+1] << 1;
         end
       end
     end
@@ -81,10 +90,21 @@ module tpu_ctrl_tokens #(
       end
     end
     for (int unsigned t = 0; t < NumTokens; t++) begin
-      next[t*SumWidth +: SumWidth] = left[t*SumWidth +: SumWidth] + added[t*SumWidth +: SumWidth];
-      ovf[t] = next[t*SumWidth +: SumWidth] > SumWidth'(TokenMax);
-      cnt_d[t*CntWidth +: CntWidth] = clear_i ? '0 :
-          ovf[t] ? CntWidth'(TokenMax) : next[t*SumWidth +: CntWidth];
+      logic [SumWidth-1:0] gained;  // counter + gives
+      logic [CntWidth-1:0] cand;    // counter + gives - j for the j takes granted
+      logic                cand_ovf;
+      gained   = SumWidth'(cnt_q[t*CntWidth +: CntWidth]) + added[t*SumWidth +: SumWidth];
+      cand     = '0;
+      cand_ovf = 1'b0;
+      // j takes are granted only from a counter >= j, so gained - j does not wrap.
+      for (int unsigned j = 0; j <= NumPorts; j++) begin
+        if (taken[t*(NumPorts+1) + j]) begin
+          cand     = cand | CntWidth'(gained - SumWidth'(j));
+          cand_ovf = cand_ovf | (gained > SumWidth'(TokenMax + j));
+        end
+      end
+      ovf[t] = cand_ovf;
+      cnt_d[t*CntWidth +: CntWidth] = clear_i ? '0 : ovf[t] ? CntWidth'(TokenMax) : cand;
     end
   end
 
