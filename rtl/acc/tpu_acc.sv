@@ -156,6 +156,23 @@ module tpu_acc #(
   // ---------------------------------------------------------------------------------------
   // Cycle t + 1: add and write back, with forwarding of the row written at the previous edge
   // ---------------------------------------------------------------------------------------
+  // One lane's wrapping add as a carry-select adder: the upper half is summed for both carries
+  // while the lower half ripples, so the add is about half a ripple adder deep and the path from
+  // the forwarding compare through the add to the memory fits the logic-depth budget
+  // (docs/fpga.md).
+  localparam int unsigned LoWidth = LaneWidth / 2;
+  localparam int unsigned HiWidth = LaneWidth - LoWidth;
+
+  function automatic logic [LaneWidth-1:0] add_lane(logic [LaneWidth-1:0] a,
+                                                    logic [LaneWidth-1:0] b);
+    logic [LoWidth:0]    lo;        // lower half with its carry out
+    logic [HiWidth-1:0]  hi0, hi1;  // upper half without and with a carry in
+    lo  = (LoWidth+1)'(a[LoWidth-1:0]) + (LoWidth+1)'(b[LoWidth-1:0]);
+    hi0 = a[LaneWidth-1:LoWidth] + b[LaneWidth-1:LoWidth];
+    hi1 = a[LaneWidth-1:LoWidth] + b[LaneWidth-1:LoWidth] + HiWidth'(1);
+    add_lane = {lo[LoWidth] ? hi1 : hi0, lo[LoWidth-1:0]};
+  endfunction
+
   logic                 w2_valid_q;  // a row was written at the previous edge
   logic [AddrWidth-1:0] w2_addr_q;   // ... this one
   logic [RowWidth-1:0]  w2_row_q;    // ... with this value
@@ -167,7 +184,7 @@ module tpu_acc #(
                                                       : bank_rdata[w1_region*RowWidth +: RowWidth];
     for (int i = 0; i < N; i++) begin
       w1_new_row[i*LaneWidth +: LaneWidth] = w1_acc_q
-          ? w1_old_row[i*LaneWidth +: LaneWidth] + w1_data_q[i*LaneWidth +: LaneWidth]
+          ? add_lane(w1_old_row[i*LaneWidth +: LaneWidth], w1_data_q[i*LaneWidth +: LaneWidth])
           : w1_data_q[i*LaneWidth +: LaneWidth];
     end
     // Reads forward the same way (writes in stage 2 are in range, so never to an out-of-range
