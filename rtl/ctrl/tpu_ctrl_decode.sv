@@ -137,6 +137,18 @@ module tpu_ctrl_decode #(
   assign ac_image_w   = in_instr_i[tpu_isa_pkg::ActivateImageWLsb +:
                                    tpu_isa_pkg::ActivateImageWWidth];
 
+  // x / stride for a pooling stride of 1 .. 3 (0, already an error, as 1), x < 512: a shift, or
+  // a multiply by the reciprocal (x * 171) >> 9, exact for every x < 512.
+  function automatic logic [7:0] div_stride(logic [8:0] x, logic [1:0] stride);
+    logic [17:0] third;
+    third = 18'(x) * 18'd171;
+    unique case (stride)
+      2'd2:    div_stride = 8'(x >> 1);
+      2'd3:    div_stride = 8'(third >> 9);
+      default: div_stride = 8'(x);
+    endcase
+  endfunction
+
   // ---------------------------------------------------------------------------------------
   // Shared rule terms
   // ---------------------------------------------------------------------------------------
@@ -149,31 +161,42 @@ module tpu_ctrl_decode #(
   assign rh_ub_bad = (rh_dest > UbRowsL) || (hx_length > (UbRowsL - rh_dest) * NL);
   assign wh_ub_bad = (wh_ub > UbRowsL) || (hx_length > (UbRowsL - wh_ub) * NL);
 
-  // ACTIVATE pooling: output rows per image and the whole-image row count. Divisors are
-  // forced to 1 where an earlier check already failed, so nothing divides by zero.
-  logic [15:0] ac_pixels, ac_pixels_div;
+  // ACTIVATE pooling. The pooled output row count is images * out_h * out_w with images =
+  // rows / (image_h * image_w); the checks need it only once rows is known to be a whole number
+  // of images (the ragged check comes first), so the UB range rule is cross-multiplied instead
+  // of divided:  ub + (rows / pixels) * out_h * out_w > UB_ROWS  <=>  ub > UB_ROWS or
+  // rows * out_h * out_w > (UB_ROWS - ub) * pixels  (pixels > 0, rows a multiple of it).
+  // The ragged check is a remainder of the 13-bit row count, one 13-bit compare-and-subtract per
+  // row-count bit; the pooling divisions by the stride (1 .. 3) are a shift or a multiply by
+  // the reciprocal. This keeps the checks' deepest path (docs/fpga.md) to the remainder and
+  // the products side by side instead of a divide followed by two multiplies.
+  localparam int unsigned RowsWidth = tpu_isa_pkg::ActivateRowsWidth;
+
+  logic [15:0] ac_pixels;  // image_h * image_w
   logic [7:0]  ac_out_h, ac_out_w;
-  logic [7:0]  ac_stride_h_div, ac_stride_w_div;
-  logic [15:0] ac_rows16, ac_images16;
-  logic [63:0] ac_images, ac_out_rows;
+  logic [RowsWidth-1:0] ac_rem;  // rows % pixels
   logic        ac_rows_ragged;
-  assign ac_pixels       = 16'(ac_image_h) * 16'(ac_image_w);
-  assign ac_pixels_div   = (ac_pixels == 16'd0) ? 16'd1 : ac_pixels;
-  assign ac_stride_h_div = (ac_stride_h == '0) ? 8'd1 : 8'(ac_stride_h);
-  assign ac_stride_w_div = (ac_stride_w == '0) ? 8'd1 : 8'(ac_stride_w);
+  logic [63:0] ac_pool_rows, ac_pool_room;  // rows * out_h * out_w; (UB_ROWS - ub) * pixels
+  logic        ac_pool_ub_bad;
+  assign ac_pixels = 16'(ac_image_h) * 16'(ac_image_w);
   // pool_out: same: ceil_div(size, stride); valid: (size - window) // stride + 1.
-  assign ac_out_h = ac_same ? 8'((9'(ac_image_h) + 9'(ac_stride_h_div) - 9'd1) /
-                                 9'(ac_stride_h_div))
-                            : 8'((ac_image_h - 8'(ac_win_h)) / ac_stride_h_div) + 8'd1;
-  assign ac_out_w = ac_same ? 8'((9'(ac_image_w) + 9'(ac_stride_w_div) - 9'd1) /
-                                 9'(ac_stride_w_div))
-                            : 8'((ac_image_w - 8'(ac_win_w)) / ac_stride_w_div) + 8'd1;
-  assign ac_rows16      = ac_rows[15:0];  // rows is 13 bits
-  assign ac_images16    = ac_rows16 / ac_pixels_div;
-  assign ac_images      = 64'(ac_images16);
-  assign ac_rows_ragged = (ac_rows16 % ac_pixels_div) != 16'd0;
-  assign ac_out_rows    = (ac_pool == tpu_isa_pkg::PoolNone) ? ac_rows :
-                          ac_images * 64'(ac_out_h) * 64'(ac_out_w);
+  assign ac_out_h = ac_same ? div_stride(9'(ac_image_h) + 9'(ac_stride_h) - 9'd1, ac_stride_h)
+                            : div_stride(9'(8'(ac_image_h - 8'(ac_win_h))), ac_stride_h) + 8'd1;
+  assign ac_out_w = ac_same ? div_stride(9'(ac_image_w) + 9'(ac_stride_w) - 9'd1, ac_stride_w)
+                            : div_stride(9'(8'(ac_image_w - 8'(ac_win_w))), ac_stride_w) + 8'd1;
+  always_comb begin
+    ac_rem = '0;
+    for (int i = RowsWidth - 1; i >= 0; i--) begin
+      ac_rem = {ac_rem[RowsWidth-2:0], ac_rows[i]};
+      if ((ac_pixels >> RowsWidth) == '0 && ac_rem >= RowsWidth'(ac_pixels)) begin
+        ac_rem = ac_rem - RowsWidth'(ac_pixels);
+      end
+    end
+  end
+  assign ac_rows_ragged = ac_rem != '0;
+  assign ac_pool_rows   = ac_rows * 64'(16'(ac_out_h) * 16'(ac_out_w));
+  assign ac_pool_room   = (UbRowsL - ac_ub) * 64'(ac_pixels);
+  assign ac_pool_ub_bad = (ac_ub > UbRowsL) || (ac_pool_rows > ac_pool_room);
 
   // ---------------------------------------------------------------------------------------
   // The checks, first failure wins
@@ -267,7 +290,7 @@ module tpu_ctrl_decode #(
           if ((ac_win_h != '0) || (ac_win_w != '0) || (ac_stride_h != '0) ||
               (ac_stride_w != '0) || ac_same || (ac_image_h != '0) || (ac_image_w != '0)) begin
             err = tpu_isa_pkg::ErrPoolConfig;
-          end else if (ac_ub + ac_out_rows > UbRowsL) begin
+          end else if (ac_ub + ac_rows > UbRowsL) begin
             err = tpu_isa_pkg::ErrUbRange;
           end
         end else begin
@@ -279,7 +302,7 @@ module tpu_ctrl_decode #(
             err = tpu_isa_pkg::ErrPoolConfig;
           end else if (ac_rows_ragged) begin
             err = tpu_isa_pkg::ErrPoolConfig;
-          end else if (ac_ub + ac_out_rows > UbRowsL) begin
+          end else if (ac_pool_ub_bad) begin
             err = tpu_isa_pkg::ErrUbRange;
           end
         end
