@@ -8,9 +8,9 @@
 // The device limits are parameters (docs/isa.md, "Device limits"). The checks are one block of
 // combinational logic: no rule needs more than a 64-bit add, and the range rules that involve a
 // division are rewritten without one (ceil_div(len, N) <= R  <=>  len <= R * N;
-// (t + n) * TILE_BYTES <= D  <=>  t + n <= D / TILE_BYTES), except ACTIVATE's pooled output
-// row count (rows / (image_h * image_w) and the pooling divisions by the stride), which use `/`
-// on operands of at most 16 bits.
+// (t + n) * TILE_BYTES <= D  <=>  t + n <= D / TILE_BYTES), ACTIVATE's pooled output row count
+// too (see "ACTIVATE pooling" below): no `/` or `%` is left, so that the deepest path (the logic-
+// depth budget, docs/fpga.md) is a 13-step remainder instead of a divide followed by multiplies.
 //
 // Handshake: valid/ready on both sides with one register stage (the instruction and its code),
 // so latency is 1 cycle and one instruction per cycle passes; in_ready_o = !out_valid_o ||
