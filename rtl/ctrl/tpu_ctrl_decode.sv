@@ -10,7 +10,7 @@
 // division are rewritten without one (ceil_div(len, N) <= R  <=>  len <= R * N;
 // (t + n) * TILE_BYTES <= D  <=>  t + n <= D / TILE_BYTES), ACTIVATE's pooled output row count
 // too (see "ACTIVATE pooling" below): no `/` or `%` is left, so that the deepest path (the logic-
-// depth budget, docs/fpga.md) is a 13-step remainder instead of a divide followed by multiplies.
+// depth budget, docs/fpga.md) is a 7-step remainder instead of a divide followed by multiplies.
 //
 // Handshake: valid/ready on both sides with one register stage (the instruction and its code),
 // so latency is 1 cycle and one instruction per cycle passes; in_ready_o = !out_valid_o ||
@@ -166,9 +166,8 @@ module tpu_ctrl_decode #(
   // of images (the ragged check comes first), so the UB range rule is cross-multiplied instead
   // of divided:  ub + (rows / pixels) * out_h * out_w > UB_ROWS  <=>  ub > UB_ROWS or
   // rows * out_h * out_w > (UB_ROWS - ub) * pixels  (pixels > 0, rows a multiple of it).
-  // The ragged check is a remainder of the 13-bit row count, one 13-bit compare-and-subtract per
-  // row-count bit; the pooling divisions by the stride (1 .. 3) are a shift or a multiply by
-  // the reciprocal. This keeps the checks' deepest path (docs/fpga.md) to the remainder and
+  // The ragged check is a remainder of the 13-bit row count, two bits a step; the pooling
+  // divisions by the stride (1 .. 3) are a shift or a multiply by the reciprocal. This keeps the checks' deepest path (docs/fpga.md) to the remainder and
   // the products side by side instead of a divide followed by two multiplies.
   localparam int unsigned RowsWidth = tpu_isa_pkg::ActivateRowsWidth;
 
@@ -184,13 +183,25 @@ module tpu_ctrl_decode #(
                             : div_stride(9'(8'(ac_image_h - 8'(ac_win_h))), ac_stride_h) + 8'd1;
   assign ac_out_w = ac_same ? div_stride(9'(ac_image_w) + 9'(ac_stride_w) - 9'd1, ac_stride_w)
                             : div_stride(9'(8'(ac_image_w - 8'(ac_win_w))), ac_stride_w) + 8'd1;
+  // The remainder two row-count bits a step (radix 4: the partial remainder against 1, 2 and 3
+  // times pixels side by side). A partial remainder never exceeds the part of the row count
+  // read so far (< 2^RowsWidth), so a multiple of pixels at or above that is never subtracted:
+  // it saturates to all ones.
+  localparam int unsigned CurWidth = RowsWidth + 2;
+  logic [CurWidth-1:0] ac_px1, ac_px2, ac_px3;  // pixels times 1, 2, 3, saturated
+  logic [CurWidth-1:0] ac_cur;                  // partial remainder with the next bits
   always_comb begin
+    ac_px1 = ((ac_pixels >> RowsWidth) != '0)       ? '1 : CurWidth'(ac_pixels);
+    ac_px2 = ((ac_pixels >> (RowsWidth - 1)) != '0) ? '1 : CurWidth'(ac_pixels) << 1;
+    ac_px3 = ((ac_pixels >> (RowsWidth - 1)) != '0) ? '1 : ac_px1 + ac_px2;
     ac_rem = '0;
-    for (int i = RowsWidth - 1; i >= 0; i--) begin
-      ac_rem = {ac_rem[RowsWidth-2:0], ac_rows[i]};
-      if ((ac_pixels >> RowsWidth) == '0 && ac_rem >= RowsWidth'(ac_pixels)) begin
-        ac_rem = ac_rem - RowsWidth'(ac_pixels);
-      end
+    for (int i = (RowsWidth + 1) / 2 - 1; i >= 0; i--) begin
+      if (2 * i + 1 < RowsWidth) ac_cur = {ac_rem, ac_rows[2*i+1], ac_rows[2*i]};
+      else                       ac_cur = CurWidth'({ac_rem, ac_rows[2*i]});
+      if (ac_cur >= ac_px3)      ac_rem = RowsWidth'(ac_cur - ac_px3);
+      else if (ac_cur >= ac_px2) ac_rem = RowsWidth'(ac_cur - ac_px2);
+      else if (ac_cur >= ac_px1) ac_rem = RowsWidth'(ac_cur - ac_px1);
+      else                       ac_rem = RowsWidth'(ac_cur);
     end
   end
   assign ac_rows_ragged = ac_rem != '0;
