@@ -99,9 +99,10 @@ module tpu_act_requant_lane (
     v_wrap   = low_ones ? prod_hi_q2[33:32] == 2'b01 : prod_hi_q2[33:32] == 2'b10;
     p_adj    = {prod_hi_q2[33] ^ v_wrap, prod_hi_q2[32:0]};
     v_neg    = p_adj[33] && !(&p_adj[32:0]);
+    // K without an adder: 2^e - 1 (e ones) or 2^e + 1 (two bits), by the sign.
     round_k  = 35'd1;
     if (right_shift != 5'd0) begin
-      round_k = 35'd1 + (35'd1 << right_shift) - (v_neg ? 35'd2 : 35'd0);
+      round_k = v_neg ? (35'd1 << right_shift) - 35'd1 : (35'd1 << right_shift) | 35'd1;
     end
     total    = $signed({p_adj[33], p_adj}) + $signed(round_k);
     shifted  = total >>> ({1'b0, right_shift} + 6'd1);
