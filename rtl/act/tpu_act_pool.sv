@@ -490,9 +490,9 @@ module tpu_act_pool #(
   // Every lane's divider prepares the same reciprocal from stage 2's count; lane 0's is
   // registered (synthesis drops the other lanes' copies, which nothing reads).
   /* verilator lint_off UNUSEDSIGNAL */
-  logic [RW-1:0]  lane_recip [N];
+  logic [N*RW-1:0] lane_recip;
   /* verilator lint_on UNUSEDSIGNAL */
-  assign s2_recip = lane_recip[0];
+  assign s2_recip = lane_recip[RW-1:0];
 
   for (genvar l = 0; l < N; l++) begin : g_out
     logic signed [SW-1:0] v, avg, pooled, lo, hi;
@@ -507,7 +507,7 @@ module tpu_act_pool #(
       .RecipWidth(RW)
     ) u_div (
       .count_i(s2_count_q),
-      .recip_o(lane_recip[l]),
+      .recip_o(lane_recip[l*RW +: RW]),
       .sum_i  (v),
       .recip_i(s3_recip_q),
       .avg_o  (avg)
