@@ -22,7 +22,10 @@
 //    earlier rows are read from the other line buffers (stage 1 -> 2) and combined with it
 //    (stage 2 -> 3); rows and columns outside the image are masked out and counted out;
 //  - the average divides by the window's element count (tpu_act_pool_div), then the clamp
-//    (stage 3 -> output register).
+//    (stage 3 -> output register). The count is known in stage 2, so the divider's reciprocal
+//    of it is prepared there and registered with the window's result: stage 3 keeps only a
+//    multiply (the divide in stage 3 alone was 94 gate levels, over the budget of
+//    docs/fpga.md).
 // Latency: an output row is valid 4 cycles after the step that ends its window (an accepted
 // input row, or a padding position). Throughput: one step per cycle. Every input row is a step;
 // so is every padding position after a row (SAME: at most MaxWindow - 1 per row) and every
@@ -87,6 +90,8 @@ module tpu_act_pool #(
   localparam int unsigned CW = $clog2(MaxWindow * MaxWindow + 1);  // window element count
   localparam int unsigned HW = 8 + $clog2(MaxWindow);              // horizontal sum (or max)
   localparam int unsigned SW = 8 + $clog2(MaxWindow * MaxWindow);  // window sum (or max)
+  // The divider's reciprocal of the count (tpu_act_pool_div's RecipWidth).
+  localparam int unsigned RW = 3 * (2 * SW + $clog2(MaxWindow * MaxWindow) + 3);
 
   // ---------------------------------------------------------------------------------------
   // Configuration. Bypass runs as a 1x1 max pooling of 1x1 images, without the clamp.
@@ -453,7 +458,7 @@ module tpu_act_pool #(
   // ---------------------------------------------------------------------------------------
   logic                s3_valid_q, s3_valid_d;
   logic [N*SW-1:0]     s3_v_q, s3_v_d;
-  logic [CW-1:0]       s3_count_q, s3_count_d;
+  logic [RW-1:0]       s3_recip_q, s3_recip_d, s2_recip;
   logic [TagWidth-1:0] s3_tag_q, s3_tag_d;
   logic                s3_fire, out_ready;
 
@@ -463,7 +468,7 @@ module tpu_act_pool #(
   always_comb begin
     s3_valid_d = s2_fire ? 1'b1 : (s3_fire ? 1'b0 : s3_valid_q);
     s3_v_d     = s2_fire ? v_row      : s3_v_q;
-    s3_count_d = s2_fire ? s2_count_q : s3_count_q;
+    s3_recip_d = s2_fire ? s2_recip   : s3_recip_q;
     s3_tag_d   = s2_fire ? s2_tag_q   : s3_tag_q;
   end
 
@@ -471,29 +476,40 @@ module tpu_act_pool #(
     if (!rst_ni) begin
       s3_valid_q <= 1'b0;
       s3_v_q     <= '0;
-      s3_count_q <= '0;
+      s3_recip_q <= '0;
       s3_tag_q   <= '0;
     end else begin
       s3_valid_q <= s3_valid_d;
       s3_v_q     <= s3_v_d;
-      s3_count_q <= s3_count_d;
+      s3_recip_q <= s3_recip_d;
       s3_tag_q   <= s3_tag_d;
     end
   end
 
   logic [N*8-1:0] pooled_row;
+  // Every lane's divider prepares the same reciprocal from stage 2's count; lane 0's is
+  // registered (synthesis drops the other lanes' copies, which nothing reads).
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [N*RW-1:0] lane_recip;
+  /* verilator lint_on UNUSEDSIGNAL */
+  assign s2_recip = lane_recip[RW-1:0];
 
   for (genvar l = 0; l < N; l++) begin : g_out
     logic signed [SW-1:0] v, avg, pooled, lo, hi;
+    logic [7:0]           lo_clamped;
+    logic                 below, above;
     logic [7:0]           res;
     assign v = s3_v_q[l*SW +: SW];
 
     tpu_act_pool_div #(
-      .SumWidth(SW),
-      .MaxCount(MaxWindow * MaxWindow)
+      .SumWidth  (SW),
+      .MaxCount  (MaxWindow * MaxWindow),
+      .RecipWidth(RW)
     ) u_div (
+      .count_i(s2_count_q),
+      .recip_o(lane_recip[l*RW +: RW]),
       .sum_i  (v),
-      .count_i(s3_count_q),
+      .recip_i(s3_recip_q),
       .avg_o  (avg)
     );
 
@@ -501,11 +517,16 @@ module tpu_act_pool #(
       lo     = SW'(cfg_act_min_i);
       hi     = SW'(cfg_act_max_i);
       pooled = is_avg ? avg : v;
+      // The clamp max(min(pooled, ...)) as two compares side by side rather than one after the
+      // other: a value below lo becomes lo, then hi if lo > hi (a config compare, off the path).
+      lo_clamped = (lo > hi) ? cfg_act_max_i : cfg_act_min_i;
+      below      = pooled < lo;
+      above      = pooled > hi;
+      res        = pooled[7:0];
       if (!bypass) begin
-        if (pooled < lo) pooled = lo;
-        if (pooled > hi) pooled = hi;
+        if (below)      res = lo_clamped;
+        else if (above) res = hi[7:0];
       end
-      res = pooled[7:0];
     end
     assign pooled_row[l*8 +: 8] = res;
   end

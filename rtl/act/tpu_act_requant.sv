@@ -113,10 +113,13 @@ module tpu_act_requant #(
   end
 
   // ---------------------------------------------------------------------------------------
-  // Stage 5: lookup table or bypass, into the output register
+  // Stage 5: lookup table or bypass, into the output registers. The table's read is registered
+  // (a block RAM's, tpu_act_lut) and loads with the stage, beside a register of the bypass value
+  // and one of the choice: the output is the same value in the same cycle as one register of
+  // lut_enable_i ? lut[y] : y would hold.
   // ---------------------------------------------------------------------------------------
-  logic [N*8-1:0] looked_up;
-  logic [7:0]     out_q5 [N];
+  logic [N*8-1:0] looked_up_q5, clamped_q5;
+  logic           lut_enable_q5;
 
   tpu_act_lut #(
     .Ports(N)
@@ -125,18 +128,19 @@ module tpu_act_requant #(
     .we_i   (lut_we_i),
     .waddr_i(lut_addr_i),
     .wdata_i(lut_data_i),
+    .re_i   (load[5]),
     .x_i    (clamped),
-    .y_o    (looked_up)
+    .y_o    (looked_up_q5)
   );
 
-  for (genvar c = 0; c < N; c++) begin : g_out
-    logic [7:0] out_d5;
-    assign out_d5 = lut_enable_i ? looked_up[c*8 +: 8] : clamped[c*8 +: 8];
-    always_ff @(posedge clk_i) begin
-      if (load[5]) out_q5[c] <= out_d5;
+  always_ff @(posedge clk_i) begin
+    if (load[5]) begin
+      clamped_q5    <= clamped;
+      lut_enable_q5 <= lut_enable_i;
     end
-    assign out_row_o[c*8 +: 8] = out_q5[c];
   end
+
+  assign out_row_o = lut_enable_q5 ? looked_up_q5 : clamped_q5;
 
   // ---------------------------------------------------------------------------------------
   // Tags travel with their rows, one register per stage.

@@ -69,29 +69,48 @@ module tpu_act_requant_lane (
   // ---------------------------------------------------------------------------------------
   // Stage 3: SaturatingRoundingDoublingHighMul, then RoundingDivideByPOT.
   // gemmlowp's (p + nudge) / 2^31, truncating, with nudge 2^30 or 1 - 2^30 by the sign of p, is
-  // floor((p + 2^30) / 2^31) for both signs (round half up) = floor((p[63:30] + 1) / 2). The
-  // only result beyond int32 is 2^31 from INT32_MIN * INT32_MIN; it saturates to INT32_MAX.
-  // RoundingDivideByPOT(v, e), ties away from zero, is floor((v + 2^(e-1) - [v < 0]) / 2^e)
-  // for e > 0 (v itself for e = 0), computed in 33 bits so the add cannot wrap.
+  // floor((p + 2^30) / 2^31) for both signs (round half up) = floor((P + 1) / 2) with P =
+  // p[63:30]. The only result beyond int32 is 2^31 from INT32_MIN * INT32_MIN; it saturates to
+  // INT32_MAX. RoundingDivideByPOT(v, e), ties away from zero, is floor((v + 2^(e-1) - [v < 0])
+  // / 2^e) for e > 0 (v itself for e = 0).
+  // The two roundings are folded into one add and one shift, so the stage is an adder and a
+  // shifter deep rather than two adders and a shifter (105 gate levels before): with v =
+  // floor((P + 1) / 2), floor((v + c) / 2^e) = floor((P + 1 + 2c) / 2^(e+1)) for an integer c,
+  // so the result is (P + K) >>> (e + 1) with K = 1 + 2^e - 2 * [v < 0] for e > 0 and K = 1 for
+  // e = 0, and v < 0 exactly when P <= -2. Which of P + 1's top bits overflow int32 is decided
+  // from P directly (whether the carry of + 1 passes bit 31), beside the add:
+  //  - P + 1 in [2^32, 2^33): v saturates to INT32_MAX, whose rounded shift is INT32_MAX for
+  //    e = 0 and 2^(31-e) otherwise;
+  //  - P + 1 in [-2^33, -2^32) (34 bits, with P = 2^33 - 1 wrapping there): the 32-bit v is
+  //    v + 2^32, i.e. P with bit 33 flipped (never reached by a product, kept exact anyway).
   // ---------------------------------------------------------------------------------------
-  /* verilator lint_off UNUSEDSIGNAL */  // rounded[0] is below the / 2; shifted[32] is sign
-  logic [33:0] rounded;
-  logic [32:0] shifted;
+  /* verilator lint_off UNUSEDSIGNAL */  // bits above 31 of the shifted sum are its sign
+  logic signed [34:0] total, shifted;
   /* verilator lint_on UNUSEDSIGNAL */
-  logic [32:0] srdhm_wide, round_add;
-  logic [31:0] srdhm, scaled_d3, scaled_q3;
+  logic        [33:0] p_adj;
+  logic        [34:0] round_k;
+  logic               low_ones, v_sat, v_wrap, v_neg;
+  logic        [31:0] scaled_d3, scaled_q3;
 
   always_comb begin
-    rounded    = prod_hi_q2 + 34'd1;
-    srdhm_wide = rounded[33:1];
-    // > INT32_MAX: non-negative with bit 31 set.
-    srdhm      = (!srdhm_wide[32] && srdhm_wide[31]) ? 32'h7FFF_FFFF : srdhm_wide[31:0];
-    round_add  = '0;
+    // P + 1's bits 33:32 from P's: + 1 carries into bit 32 exactly when P[31:0] is all ones.
+    low_ones = &prod_hi_q2[31:0];
+    v_sat    = low_ones ? prod_hi_q2[33:32] == 2'b00 : prod_hi_q2[33:32] == 2'b01;
+    v_wrap   = low_ones ? prod_hi_q2[33:32] == 2'b01 : prod_hi_q2[33:32] == 2'b10;
+    p_adj    = {prod_hi_q2[33] ^ v_wrap, prod_hi_q2[32:0]};
+    v_neg    = p_adj[33] && !(&p_adj[32:0]);
+    // K without an adder: 2^e - 1 (e ones) or 2^e + 1 (two bits), by the sign.
+    round_k  = 35'd1;
     if (right_shift != 5'd0) begin
-      round_add = (33'd1 << (right_shift - 5'd1)) - {32'd0, srdhm[31]};
+      round_k = v_neg ? (35'd1 << right_shift) - 35'd1 : (35'd1 << right_shift) | 35'd1;
     end
-    shifted    = 33'($signed({srdhm[31], srdhm} + round_add) >>> right_shift);
-    scaled_d3  = shifted[31:0];  // |result| <= 3 * 2^29 for e > 0: fits
+    total    = $signed({p_adj[33], p_adj}) + $signed(round_k);
+    shifted  = total >>> ({1'b0, right_shift} + 6'd1);
+    if (v_sat) begin
+      scaled_d3 = (right_shift == 5'd0) ? 32'h7FFF_FFFF : 32'h8000_0000 >> right_shift;
+    end else begin
+      scaled_d3 = shifted[31:0];
+    end
   end
 
   always_ff @(posedge clk_i) begin

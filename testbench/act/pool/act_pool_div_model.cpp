@@ -29,8 +29,11 @@ class ActPoolDivModelImpl final : public ActPoolDivModel {
 
   int32_t Avg(int32_t sum, int count) override {
     const uint32_t mask = (1u << SumWidth) - 1;
-    top_->sum_i = uint32_t(sum) & mask;
+    // The preparation half first, its constants handed back as the pooling unit registers them.
     top_->count_i = uint32_t(count);
+    top_->eval();
+    top_->recip_i = top_->recip_o;
+    top_->sum_i = uint32_t(sum) & mask;
     top_->eval();
     const uint32_t raw = uint32_t(top_->avg_o) & mask;
     // Sign-extend SumWidth bits.

@@ -13,7 +13,7 @@ class ActPoolDivModel {
   virtual ~ActPoolDivModel() = default;
   virtual int sum_width() const = 0;  // bits of the signed sum
   virtual int max_count() const = 0;  // largest count
-  // avg_o for sum_i = sum, count_i = count (settled combinationally).
+  // avg_o for sum_i = sum and recip_i = recip_o of count_i = count (settled combinationally).
   virtual int32_t Avg(int32_t sum, int count) = 0;
 };
 
