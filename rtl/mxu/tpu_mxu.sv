@@ -4,9 +4,10 @@
 //
 // Users stream plain rows: a weight tile is N beats of weight_row_i (tile row k first to last,
 // row k multiplying activation column k; weight_row_i[c] feeds output column c), and each
-// activation row act_row_i leaves as out_row_o[c] = sum_k act_row_i[k] * W[k][c] exactly 2N
-// cycles after it was accepted, with its act_tag_i on out_tag_o. A row with act_new_tile_i set
-// switches to the most recently loaded tile; rows without it keep the current tile. The next
+// activation row act_row_i leaves as out_row_o[c] = sum_k act_row_i[k] * W[k][c] exactly
+// 2N + 1 cycles after it was accepted (the PEs register their products: tpu_mxu_pe), with its
+// act_tag_i on out_tag_o. A row with act_new_tile_i set switches to the most recently loaded
+// tile; rows without it keep the current tile. The next
 // tile loads while the current one computes and the switch costs no bubble, so weight loading
 // is hidden whenever each tile is used for at least N rows (see tpu_mxu_weight_ctrl). Inputs
 // are skewed and results de-skewed inside. Results have no back-pressure: the consumer (the
@@ -31,7 +32,7 @@ module tpu_mxu #(
   input  logic                        act_new_tile_i,  // row starts using the loaded tile
   input  logic [N*InWidth-1:0]        act_row_i,       // int8 per input column k, at k*8
   input  logic [TagWidth-1:0]         act_tag_i,       // returned with the row's result
-  // Results, 2N cycles after their activation row.
+  // Results, 2N + 1 cycles after their activation row.
   output logic                        out_valid_o,     // out_row_o holds a result row
   output logic [N*AccWidth-1:0]       out_row_o,       // int32 per output column c, at c*32
   output logic [TagWidth-1:0]         out_tag_o,       // the row's act_tag_i
@@ -40,7 +41,7 @@ module tpu_mxu #(
   output logic                        tile_loaded_o    // a loaded tile waits for new_tile
 );
 
-  localparam int unsigned Latency = 2 * N;  // acceptance to result, see the lane delays below
+  localparam int unsigned Latency = 2 * N + 1;  // acceptance to result: the lane delays below
   localparam bit SimLoops = N > SimLoopsAbove;  // large arrays: simulate as loops and rings
 
   // ---------------------------------------------------------------------------------------
@@ -71,7 +72,7 @@ module tpu_mxu #(
   // Input skew: activation lane k enters the array 1 + k cycles after acceptance, weight
   // lane c 1 + c cycles after. The data lanes (tpu_skew, no reset) carry only data; the bits
   // that say what the data means travel on two shared, reset lines that each lane taps at its
-  // own delay (tpu_tap_delay): {accepted, bank select} for the rows, 2N long so that its last
+  // own delay (tpu_tap_delay): {accepted, bank select} for the rows, 2N + 1 long so that its last
   // stage is also the result's valid bit, and {shift, capture, bank} for the weights.
   //
   // The inputs go in as they are, not gated with their valid bits: a cycle without a row or a
@@ -164,8 +165,9 @@ module tpu_mxu #(
   );
 
   // ---------------------------------------------------------------------------------------
-  // Output de-skew: column c leaves the array N + 1 + c cycles after acceptance; delaying it
-  // N - 1 - c more lines all columns up at 2N.
+  // Output de-skew: column c leaves the array N + 2 + c cycles after acceptance (lane 0 enters
+  // after 1, the sum takes N + 1 + c: tpu_mxu_array); delaying it N - 1 - c more lines all
+  // columns up at 2N + 1.
   // ---------------------------------------------------------------------------------------
   tpu_skew #(
     .Lanes(N), .Width(AccWidth), .Base(0), .Reverse(1'b1), .SimRing(SimLoops)
@@ -175,7 +177,7 @@ module tpu_mxu #(
     .out_o(out_row_o)
   );
 
-  // The valid bit is the act control line's last stage; the tag (data) takes the same 2N
+  // The valid bit is the act control line's last stage; the tag (data) takes the same 2N + 1
   // cycles on its own line.
   assign out_valid_o = act_ctrl_taps[(Latency-1)*ActCtrlW + 1];
 

@@ -4,7 +4,8 @@
 // enter on the west edge and move east, partial sums start at zero on the north edge and move
 // south, weights enter on the south edge and move north. Callers present activation lane k
 // k cycles late and weight lane c c cycles late (tpu_skew); column c's sum leaves the south
-// edge N + c cycles after lane 0 of its row entered. This is also the "bare array" that the
+// edge N + 1 + c cycles after lane 0 of its row entered (each PE registers its product, then
+// adds it a cycle later: tpu_mxu_pe). This is also the "bare array" that the
 // benchmark measures simulation speed against. Port lanes are packed flat (lane i at bits
 // [i*Width +: Width]) because Yosys 0.23 reads only one packed dimension.
 module tpu_mxu_array #(
@@ -95,6 +96,7 @@ module tpu_mxu_array #(
     // psum_q, assigned with <= like any register, so consumers see no race.
     localparam int unsigned Pes = N * N;
     logic signed [InWidth-1:0]  act [Pes], wpipe [Pes], bank0 [Pes], bank1 [Pes];
+    logic signed [2*InWidth-1:0] prod [Pes];
     logic                       sel [Pes];
     logic signed [AccWidth-1:0] psum [Pes];
     logic [N*AccWidth-1:0]      psum_q;
@@ -107,14 +109,13 @@ module tpu_mxu_array #(
         automatic logic signed [InWidth-1:0] a;       // from the west: act_i of PE (r, c)
         automatic logic s;
         automatic logic signed [InWidth-1:0] w;       // the bank s selects
-        automatic logic signed [2*InWidth-1:0] product;
         automatic logic signed [AccWidth-1:0] p_in;   // from the north
         a        = (c == 0) ? act_i[r*InWidth +: InWidth] : act[i-1];
         s        = (c == 0) ? act_sel_i[r] : sel[i-1];
         w        = s ? bank1[i] : bank0[i];
-        product  = (2*InWidth)'(a) * (2*InWidth)'(w);  // sign-extended operands
         p_in     = (r == 0) ? '0 : psum[i-N];
-        psum[i]  = p_in + AccWidth'(product);
+        psum[i]  = p_in + AccWidth'(prod[i]);            // the product registered last cycle
+        prod[i]  = (2*InWidth)'(a) * (2*InWidth)'(w);  // sign-extended operands
         act[i]   = a;
         sel[i]   = s;
       end

@@ -24,7 +24,7 @@ constexpr int64_t kFifoTiles = isa::kWeightFifoTiles;
 // Cycles of fixed latency, read off the RTL and checked against it (docs/model_calibration.md).
 constexpr int64_t kDecodeCycles = 2;      // ring beat -> decode register -> dispatcher
 constexpr int64_t kUbReadCycles = 2;      // UB read request -> row offered to the MXU
-constexpr int64_t kMxuExtraCycles = 2;    // MXU 2N latency + accumulator write -> tokens
+constexpr int64_t kMxuExtraCycles = 3;    // MXU 2N + 1 latency + accumulator write -> tokens
 constexpr int64_t kWfifoCycles = 2;       // DRAM beat -> row at the FIFO's head
 constexpr int64_t kDramLatency = 20;      // sys::SystemConfig::dram_latency_cycles
 constexpr int64_t kActCycles = 16;        // ACTIVATE: parameter rows, pipeline fill and drain

@@ -14,7 +14,7 @@ class MxuHarnessImpl final : public MxuHarness {
   explicit MxuHarnessImpl(const HarnessOptions& opts) : h_(opts) {}
 
   int n() const override { return N; }
-  int latency() const override { return 2 * N; }
+  int latency() const override { return 2 * N + 1; }  // tpu_mxu: 2N + 1
   uint64_t cycle() const override { return h_.cycle(); }
   bool tracing() const override { return h_.tracing(); }
 

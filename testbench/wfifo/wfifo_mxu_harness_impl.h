@@ -14,7 +14,7 @@ class WfifoMxuHarnessImpl final : public WfifoMxuHarness {
   explicit WfifoMxuHarnessImpl(const HarnessOptions& opts) : h_(opts) {}
 
   const WfifoConfig& config() const override { return config_; }
-  int latency() const override { return 2 * N; }
+  int latency() const override { return 2 * N + 1; }  // tpu_mxu: 2N + 1
   uint64_t cycle() const override { return h_.cycle(); }
   bool tracing() const override { return h_.tracing(); }
 
