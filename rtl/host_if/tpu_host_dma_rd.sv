@@ -169,15 +169,22 @@ module tpu_host_dma_rd #(
   logic [NumClients-1:0] issue_c;               // client c's waiting MRd is sent this cycle
 
   for (genvar c = 0; c < NumClients; c++) begin : g_run
-    logic [63:0] addr, next_addr;
+    logic [63:0] addr, run_bytes;
+    logic [62:0] run_carry;  // carry out of bit i
     logic [11:0] addr_plus;  // the next beat's address bits 11:0 (blocks are at most 4 KiB)
     logic        extend, want_close, do_close, accept;
 
     assign addr       = req_addr_i[64*c +: 64];
-    assign next_addr  = base_q[c] + (64'(run_nb_q[c]) << BW);
+    // addr == base_q + run_bytes compared without the sum's carry chain (the add then compare
+    // would be the deepest path, through req_ready_o): the sum equals addr exactly when every
+    // bit's carry in, read off as base ^ run_bytes ^ addr, is the carry the bit below makes
+    // with that sum bit (run_carry), so every bit is checked at once.
+    assign run_bytes  = 64'(run_nb_q[c]) << BW;
+    assign run_carry  = (base_q[c][62:0] & run_bytes[62:0]) |
+                        ((base_q[c][62:0] | run_bytes[62:0]) & ~addr[62:0]);
     assign addr_plus  = addr[11:0] + 12'(B);
     assign extend     = open_q[c] && !full_q[c] && idle_q[c] < GapW'(IdleGap) &&
-                        addr == next_addr;
+                        (base_q[c] ^ run_bytes ^ addr) == {run_carry, 1'b0};
     assign want_close = open_q[c] && (full_q[c] || idle_q[c] >= GapW'(IdleGap) ||
                                       (req_valid_i[c] && !extend));
     assign do_close   = want_close && !pend_q[c];
