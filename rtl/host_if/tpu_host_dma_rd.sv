@@ -55,6 +55,10 @@
 // up to Timeout + Quarantine cycles after its MRd. The quarantined tags count against no
 // client, and busy_o does not wait for them.
 //
+// Depth (docs/fpga.md, the logic-depth budget): whether a beat continues its client's open
+// run is tested without forming the run's next address (that 64-bit add, then the compare,
+// made the path through req_ready_o 71 gate levels deep).
+//
 // Latency: a run's MRd is offered in the cycle after the run closed (its last beat plus
 // IdleGap cycles, or at once for a last or boundary beat); a beat whose data arrived in cycle
 // t is read at t + 1 at the earliest and is on rsp_* from t + 2.

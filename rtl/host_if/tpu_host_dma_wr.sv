@@ -25,6 +25,11 @@
 // so an MSI sent after it follows every write. flush_i (soft reset) drops everything except
 // the payload of a TLP whose header the transmit side already took, which is still sent whole.
 //
+// Depth (docs/fpga.md, the logic-depth budget): no 64-bit carry chain lies on a path. Whether
+// a beat continues the open run is tested without forming the run's next address, and the
+// descriptors' first-DW addresses come from tpu_add_short (a plain `+` maps to a ripple chain,
+// which made run_nb_q -> req_ready_o -> dcount_q 81 gate levels deep).
+//
 // Latency: a beat is taken in the cycle it is offered while the FIFOs have room; a closed
 // run's header is offered in the cycle after it closed; one payload beat per cycle.
 module tpu_host_dma_wr #(
