@@ -3,8 +3,8 @@
 # not matter to Verilator or Yosys; a block's directory holds one module per file.
 #   rtl/pkg/   packages: tpu_pkg.sv here, the generated tpu_isa_pkg.sv and tpu_regs_pkg.sv in
 #              cmake/TpuIsa.cmake and cmake/TpuRegs.cmake
-#   rtl/prim/  generic primitives (FIFO, memory, response buffer, delay lines) and the
-#              assertion header tpu_assert.svh: TPU_RTL_INCLUDE_DIR
+#   rtl/prim/  generic primitives (FIFO, memory, response buffer, delay lines, a short-operand
+#              adder) and the assertion header tpu_assert.svh: TPU_RTL_INCLUDE_DIR
 #   rtl/<block>/ one block each; a block list that instantiates primitives includes
 #              TPU_RTL_PRIM, so a list made of several blocks may name a primitive twice:
 #              tpu_verilate() and tpu_add_synth_test() drop the repeats.
@@ -21,7 +21,7 @@ macro(tpu_rtl_block var dir)
   list(SORT ${var})
 endmacro()
 
-tpu_rtl_block(TPU_RTL_PRIM prim)    # generic: FIFO, 1R1W memory, response buffer, delay lines
+tpu_rtl_block(TPU_RTL_PRIM prim)    # generic: FIFO, 1R1W memory, response buffer, delays, adder
 
 tpu_rtl_block(TPU_RTL_MXU mxu)      # systolic array, weight banks (+ delay lines)
 list(APPEND TPU_RTL_MXU ${TPU_RTL_PRIM})

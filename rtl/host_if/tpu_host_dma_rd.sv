@@ -55,6 +55,10 @@
 // up to Timeout + Quarantine cycles after its MRd. The quarantined tags count against no
 // client, and busy_o does not wait for them.
 //
+// Depth (docs/fpga.md, the logic-depth budget): whether a beat continues its client's open
+// run is tested without forming the run's next address (that 64-bit add, then the compare,
+// made the path through req_ready_o 71 gate levels deep).
+//
 // Latency: a run's MRd is offered in the cycle after the run closed (its last beat plus
 // IdleGap cycles, or at once for a last or boundary beat); a beat whose data arrived in cycle
 // t is read at t + 1 at the earliest and is on rsp_* from t + 2.
@@ -169,15 +173,22 @@ module tpu_host_dma_rd #(
   logic [NumClients-1:0] issue_c;               // client c's waiting MRd is sent this cycle
 
   for (genvar c = 0; c < NumClients; c++) begin : g_run
-    logic [63:0] addr, next_addr;
+    logic [63:0] addr, run_bytes;
+    logic [62:0] run_carry;  // carry out of bit i
     logic [11:0] addr_plus;  // the next beat's address bits 11:0 (blocks are at most 4 KiB)
     logic        extend, want_close, do_close, accept;
 
     assign addr       = req_addr_i[64*c +: 64];
-    assign next_addr  = base_q[c] + (64'(run_nb_q[c]) << BW);
+    // addr == base_q + run_bytes compared without the sum's carry chain (the add then compare
+    // would be the deepest path, through req_ready_o): the sum equals addr exactly when every
+    // bit's carry in, read off as base ^ run_bytes ^ addr, is the carry the bit below makes
+    // with that sum bit (run_carry), so every bit is checked at once.
+    assign run_bytes  = 64'(run_nb_q[c]) << BW;
+    assign run_carry  = (base_q[c][62:0] & run_bytes[62:0]) |
+                        ((base_q[c][62:0] | run_bytes[62:0]) & ~addr[62:0]);
     assign addr_plus  = addr[11:0] + 12'(B);
     assign extend     = open_q[c] && !full_q[c] && idle_q[c] < GapW'(IdleGap) &&
-                        addr == next_addr;
+                        (base_q[c] ^ run_bytes ^ addr) == {run_carry, 1'b0};
     assign want_close = open_q[c] && (full_q[c] || idle_q[c] >= GapW'(IdleGap) ||
                                       (req_valid_i[c] && !extend));
     assign do_close   = want_close && !pend_q[c];

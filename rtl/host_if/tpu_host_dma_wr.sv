@@ -25,6 +25,11 @@
 // so an MSI sent after it follows every write. flush_i (soft reset) drops everything except
 // the payload of a TLP whose header the transmit side already took, which is still sent whole.
 //
+// Depth (docs/fpga.md, the logic-depth budget): no 64-bit carry chain lies on a path. Whether
+// a beat continues the open run is tested without forming the run's next address, and the
+// descriptors' first-DW addresses come from tpu_add_short (a plain `+` maps to a ripple chain,
+// which made run_nb_q -> req_ready_o -> dcount_q 81 gate levels deep).
+//
 // Latency: a beat is taken in the cycle it is offered while the FIFOs have room; a closed
 // run's header is offered in the cycle after it closed; one payload beat per cycle.
 module tpu_host_dma_wr #(
@@ -129,7 +134,9 @@ module tpu_host_dma_wr #(
   logic [DescW-1:0] desc_in, desc_out;
   logic             desc_valid, desc_pop, desc_empty, desc_in_ready;
   logic [DcW-1:0]   desc_count;
-  logic [63:0]      next_addr;
+  logic [63:0]      run_bytes;
+  logic [62:0]      run_carry;  // carry out of bit i
+  logic             at_next;    // req_addr_i is the open run's next beat
   logic [11:0]      addr_plus;  // the next beat's address bits 11:0 (MPS is at most 4 KiB)
   logic             extend, close_run, dwrite;
   // The open run as a descriptor.
@@ -139,16 +146,45 @@ module tpu_host_dma_wr #(
   // The next 1-DW write of a split.
   logic [DwW-1:0]   s_dw;
   logic [D-1:0]     s_rest;
+  // The descriptors' first-DW addresses, of logarithmic depth (a plain 64-bit `+` maps to a
+  // ripple chain, the block's deepest path).
+  logic [63:0]      r_addr, s_addr;
+
+  tpu_add_short #(
+    .Width (64),
+    .ShortW(BW)
+  ) u_run_addr (
+    .a_i  (run_addr_q),
+    .b_i  ({r_fd, 2'b00}),
+    .sum_o(r_addr)
+  );
+
+  tpu_add_short #(
+    .Width (64),
+    .ShortW(BW)
+  ) u_split_addr (
+    .a_i  (split_addr_q),
+    .b_i  ({s_dw, 2'b00}),
+    .sum_o(s_addr)
+  );
 
   // Room from registers only (not from this cycle's pops): no path from the transmit side's
   // ready to req_ready_o.
   assign data_room = dcount_q != CntW'(DataDepth);
   assign desc_room = desc_count != DcW'(DescDepth);
-  assign next_addr = run_addr_q + (64'(run_nb_q) << BW);
+  // at_next is req_addr_i == run_addr_q + run_bytes compared without the sum's carry chain (a
+  // 64-bit add then compare would be the deepest path, through req_ready_o): the sum equals
+  // req_addr_i exactly when every bit's carry in, read off as run_addr ^ run_bytes ^ req_addr,
+  // is the carry the bit below makes with that sum bit (run_carry), so every bit is checked at
+  // once.
+  assign run_bytes = 64'(run_nb_q) << BW;
+  assign run_carry = (run_addr_q[62:0] & run_bytes[62:0]) |
+                     ((run_addr_q[62:0] | run_bytes[62:0]) & ~req_addr_i[62:0]);
+  assign at_next   = (run_addr_q ^ run_bytes ^ req_addr_i) == {run_carry, 1'b0};
   assign addr_plus = req_addr_i[11:0] + 12'(B);
   // The beat can continue the open run (unless the run is sent in this cycle anyway: then
   // the beat starts the next run).
-  assign extend    = open_q && !done_q && req_addr_i == next_addr && m_contig && lo == '0;
+  assign extend    = open_q && !done_q && at_next && m_contig && lo == '0;
   assign drop_now  = (flush_i || flushing_q) && !active_q;
 
   always_comb begin
@@ -209,7 +245,7 @@ module tpu_host_dma_wr #(
     end else if (split_q != '0) begin
       // Split beat: one 1-DW write per cycle; the last one releases the beat.
       desc_push = desc_room;
-      desc_in   = {split_addr_q + 64'({s_dw, 2'b00}), 11'd1,
+      desc_in   = {s_addr, 11'd1,
                    split_mask_q[4*s_dw +: 4], 4'b0000, s_dw, NbW'(1), s_rest == '0};
       if (desc_room) split_d = s_rest;
     end else begin
@@ -217,7 +253,7 @@ module tpu_host_dma_wr #(
                              (req_valid_i && !m_zero && !extend));
       if (close_run && desc_room) begin
         desc_push = 1'b1;
-        desc_in   = {run_addr_q + 64'({r_fd, 2'b00}), r_dwords, r_first_be, r_last_be, r_fd,
+        desc_in   = {r_addr, r_dwords, r_first_be, r_last_be, r_fd,
                      run_nb_q, 1'b1};
         open_d    = 1'b0;
       end

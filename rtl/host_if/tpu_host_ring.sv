@@ -23,6 +23,11 @@
 // was fetched and sets the head back to slot 0 (the register file clears RING_TAIL).
 // Latency: doorbell -> core_start_o and the first request 1 cycle; a fetched slot reaches
 // instr_o the cycle the read engine offers it.
+//
+// The fetch address ring_base_i + 16 * fetch_q comes from tpu_add_short, of logarithmic
+// depth: a plain `+` maps to a ripple chain 70 gate levels deep from ring_base_i to
+// req_addr_o, and on through the read engine to the buffer count in tpu_host_if. It stays
+// combinational because ring_base_i may change in any cycle.
 module tpu_host_ring #(
   parameter int unsigned BufSlots = 8,  // slots requested ahead of the core: 2^k, >= 2
   localparam int unsigned SlotW = 16,   // RING_HEAD / RING_TAIL bits
@@ -70,6 +75,7 @@ module tpu_host_ring #(
   logic [SlotW-1:0] mask, tail_m, avail, fetch_next;
   logic [OutW-1:0]  free;
   logic             size_on, start, req_fire, instr_fire, fetch_err;
+  logic [59:0]      slot_addr;  // req_addr_o[63:4]
 
   assign size_on    = ring_size_i != '0;
   assign mask       = SlotW'(ring_size_i - SizeW'(1));
@@ -85,7 +91,7 @@ module tpu_host_ring #(
   // Requests: bursts of slots up to the tail and the buffer's room.
   assign req_valid_o = run_q && size_on && !err_q && avail != '0 && free != '0 &&
                        (burst_q || free >= OutW'(BufSlots / 2) || 32'(free) >= 32'(avail));
-  assign req_addr_o  = ring_base_i + {44'h0, fetch_q, 4'h0};
+  assign req_addr_o  = {slot_addr, ring_base_i[3:0]};
   assign req_last_o  = avail == SlotW'(1) || free == OutW'(1) || fetch_next == '0;
   assign req_fire    = req_valid_o && req_ready_i;
 
@@ -95,6 +101,16 @@ module tpu_host_ring #(
   assign rsp_ready_o   = run_q && !err_q && (rsp_error_i || instr_ready_i);
   assign instr_fire    = instr_valid_o && instr_ready_i;
   assign fetch_err     = run_q && !err_q && rsp_valid_i && rsp_error_i;
+
+  // ring_base_i + 16 * fetch_q, of logarithmic depth.
+  tpu_add_short #(
+    .Width (60),
+    .ShortW(SlotW)
+  ) u_addr (
+    .a_i  (ring_base_i[63:4]),
+    .b_i  (fetch_q),
+    .sum_o(slot_addr)
+  );
 
   always_comb begin
     head_d     = head_q;

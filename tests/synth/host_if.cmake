@@ -15,7 +15,7 @@ tpu_add_synth_test(host_regs_n8 TOP tpu_host_regs
 # tags). Each is stopped before memory mapping to count its memories, then mapped to gates
 # for the flip-flop count (the bound is the count measured, rounded up).
 set(TPU_HOST_IF_SYNTH_COMMON ${TPU_RTL_PKG} ${TPU_RTL_PRIM_DIR}/tpu_fifo.sv
-    ${TPU_RTL_PRIM_DIR}/tpu_mem_1r1w.sv)
+    ${TPU_RTL_PRIM_DIR}/tpu_mem_1r1w.sv ${TPU_RTL_PRIM_DIR}/tpu_add_short.sv)
 set(TPU_HOST_IF_TO_GATES "techmap" "opt -fast" "abc -fast" "opt -fast")
 
 # Receive: the register-read completion FIFO is a memory; 318 flops (completion beat register
@@ -65,7 +65,8 @@ tpu_add_synth_test(host_cfg TOP tpu_host_cfg
 # Ring: no memory (the slots wait in the read engine's buffer); 41 flops (head, fetch pointer,
 # slots in flight, state).
 tpu_add_synth_test(host_ring TOP tpu_host_ring
-  SOURCES ${TPU_RTL_PKG} ${TPU_RTL_DIR}/host_if/tpu_host_ring.sv
+  SOURCES ${TPU_RTL_PKG} ${TPU_RTL_PRIM_DIR}/tpu_add_short.sv
+          ${TPU_RTL_DIR}/host_if/tpu_host_ring.sv
   CHECKS "select -assert-none t:$mem_v2" "select -assert-max 45 t:$_*DFF*")
 
 # Beat adapter (core beats of N bytes <-> the engines' 16-byte beats). N = 8: the queue of
@@ -143,3 +144,33 @@ tpu_add_synth_test(top_n16 TOP tpu_top
   PARAMS UbRows=256 AccRows=64 DramBytes=65536 ParamSets=2
   FLOW "synth -top tpu_top -flatten -run begin:fine"
   CHECKS "select -assert-count 36 t:$mem_v2" "${TPU_SYNTH_RESETS_FROM_FLOPS}")
+
+# The short-operand adder (tpu_add_short: the ring's slot address, the write engine's DW
+# addresses) is a plain `+`: SAT proves it for every input at the widths the host interface
+# uses (60 + 16 bits; 64 + 4, 5, 6 for 128-, 256-, 512-bit beats) and at the narrowest ones.
+foreach(widths IN ITEMS "60;16" "64;4" "64;5" "64;6" "2;1")
+  list(GET widths 0 w)
+  list(GET widths 1 s)
+  set(name add_short_${w}_${s})
+  set(script ${CMAKE_BINARY_DIR}/synth/${name}.ys)
+  file(WRITE ${script}
+    "read_verilog -sv -DSYNTHESIS -I${TPU_RTL_INCLUDE_DIR} "
+    "${TPU_RTL_PRIM_DIR}/tpu_add_short.sv\n"
+    "read_verilog -sv <<EOT\n"
+    "module plus (input [${w}-1:0] a, input [${s}-1:0] b, output [${w}-1:0] y);\n"
+    "  assign y = a + ${w}'(b);\n"
+    "endmodule\n"
+    "module short (input [${w}-1:0] a, input [${s}-1:0] b, output [${w}-1:0] y);\n"
+    "  tpu_add_short #(.Width(${w}), .ShortW(${s})) u_add (.a_i(a), .b_i(b), .sum_o(y));\n"
+    "endmodule\n"
+    "EOT\n"
+    "hierarchy -check\n"
+    "proc\n"
+    "flatten\n"
+    "miter -equiv -flatten -make_assert plus short miter\n"
+    "hierarchy -top miter\n"
+    "sat -verify -prove-asserts miter\n")
+  add_test(NAME synth.${name} COMMAND ${YOSYS} -q -l ${CMAKE_BINARY_DIR}/synth/${name}.log
+                                      -s ${script})
+  set_tests_properties(synth.${name} PROPERTIES LABELS synth TIMEOUT 300)
+endforeach()
