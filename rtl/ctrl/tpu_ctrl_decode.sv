@@ -5,16 +5,26 @@
 // (ErrOk when the instruction may be issued). It is the hardware twin of tpu::isa::Check
 // (host_driver/isa/codec.h) and is tested bit-exact against it.
 //
-// The device limits are parameters (docs/isa.md, "Device limits"). The checks are one block of
-// combinational logic: no rule needs more than a 64-bit add, and the range rules that involve a
-// division are rewritten without one (ceil_div(len, N) <= R  <=>  len <= R * N;
-// (t + n) * TILE_BYTES <= D  <=>  t + n <= D / TILE_BYTES), ACTIVATE's pooled output row count
-// too (see "ACTIVATE pooling" below): no `/` or `%` is left, so that the deepest path (the logic-
-// depth budget, docs/fpga.md) is a 7-step remainder instead of a divide followed by multiplies.
+// The device limits are parameters (docs/isa.md, "Device limits"). No rule needs more than a
+// 64-bit add, and the range rules that involve a division are rewritten without one
+// (ceil_div(len, N) <= R  <=>  len <= R * N; (t + n) * TILE_BYTES <= D  <=>  t + n <= D /
+// TILE_BYTES), ACTIVATE's pooled output row count too (see "ACTIVATE pooling" below).
 //
-// Handshake: valid/ready on both sides with one register stage (the instruction and its code),
-// so latency is 1 cycle and one instruction per cycle passes; in_ready_o = !out_valid_o ||
-// out_ready_i.
+// Timing and the logic-depth budget (64 gate levels a cycle, docs/fpga.md): every check but two
+// fits in the one cycle between the input and the output register. The two that do not are
+// the pooled ACTIVATE's (pool MAX or AVG): whether rows is a whole number of images (a
+// remainder of the row count by image_h * image_w) and the pooled UB range rule (products of
+// the row count and the pooling geometry). They run over PoolCycles more cycles from registered
+// fields, the remainder four row-count bits a cycle (see "Pooled ACTIVATE" below).
+//
+// Handshake: valid/ready on both sides; the decode holds at most one instruction (in its
+// output register), whatever its latency. Latency: 1 cycle from the cycle an instruction is
+// taken to the cycle its result is offered, 1 + PoolCycles (4) for an ACTIVATE whose pool field
+// is MAX or AVG, whatever its checks find. in_ready_o = !busy && (!out_valid_o ||
+// out_ready_i), busy while a pooled ACTIVATE's checks run (out_valid_o is low then): so one
+// instruction per cycle passes, except that a pooled ACTIVATE occupies the decode for
+// 1 + PoolCycles cycles. The dispatcher relies on the one-at-a-time property: it stops the
+// fetch when the output holds a HALT or an error, and nothing after them has been taken.
 module tpu_ctrl_decode #(
   parameter int unsigned N         = tpu_pkg::MxuDim,    // MXU size; bytes per UB row
   parameter int unsigned UbRows    = tpu_pkg::UbDepth,   // UB_ROWS, 1 .. 2^17
@@ -162,52 +172,47 @@ module tpu_ctrl_decode #(
   assign wh_ub_bad = (wh_ub > UbRowsL) || (hx_length > (UbRowsL - wh_ub) * NL);
 
   // ACTIVATE pooling. The pooled output row count is images * out_h * out_w with images =
-  // rows / (image_h * image_w); the checks need it only once rows is known to be a whole number
-  // of images (the ragged check comes first), so the UB range rule is cross-multiplied instead
-  // of divided:  ub + (rows / pixels) * out_h * out_w > UB_ROWS  <=>  ub > UB_ROWS or
-  // rows * out_h * out_w > (UB_ROWS - ub) * pixels  (pixels > 0, rows a multiple of it).
-  // The ragged check is a remainder of the 13-bit row count, two bits a step; the pooling
-  // divisions by the stride (1 .. 3) are a shift or a multiply by the reciprocal. This keeps the checks' deepest path (docs/fpga.md) to the remainder and
-  // the products side by side instead of a divide followed by two multiplies.
-  localparam int unsigned RowsWidth = tpu_isa_pkg::ActivateRowsWidth;
+  // rows / pixels, pixels = image_h * image_w; the checks need it only once rows is known to be
+  // a whole number of images (the ragged check comes first), so the UB range rule is
+  // cross-multiplied instead of divided:  ub + (rows / pixels) * out_h * out_w > UB_ROWS  <=>
+  // ub > UB_ROWS or rows * out_h * out_w > (UB_ROWS - ub) * pixels  (pixels > 0, rows a
+  // multiple of it). The ragged check is the remainder rows % pixels, two row-count bits a step
+  // (radix 4); the pooling divisions by the stride (1 .. 3) are a shift or a multiply by the
+  // reciprocal. Both rules run over PoolCycles cycles after the instruction is taken ("Pooled
+  // ACTIVATE" below); what is computed here, from the input, goes into registers as it is
+  // taken: the pixel count and its multiples, the pooled image size, the UB room and the
+  // remainder of the row count's top bits.
+  localparam int unsigned RowsWidth  = tpu_isa_pkg::ActivateRowsWidth;
+  localparam int unsigned PoolCycles = 3;                        // extra cycles, 4 bits each
+  localparam int unsigned TopBits    = RowsWidth - 4 * PoolCycles;  // row bits done as taken
+  localparam int unsigned RoomWidth  = $clog2(UbRows + 1);      // UB_ROWS - ub, 0 .. UB_ROWS
 
-  logic [15:0] ac_pixels;  // image_h * image_w
-  logic [7:0]  ac_out_h, ac_out_w;
-  logic [RowsWidth-1:0] ac_rem;  // rows % pixels
-  logic        ac_rows_ragged;
-  logic [63:0] ac_pool_rows, ac_pool_room;  // rows * out_h * out_w; (UB_ROWS - ub) * pixels
-  logic        ac_pool_ub_bad;
-  assign ac_pixels = 16'(ac_image_h) * 16'(ac_image_w);
+  logic                 pooled;      // in_instr_i is an ACTIVATE with pool MAX or AVG
+  logic [15:0]          ac_pixels;   // image_h * image_w
+  logic [17:0]          ac_pixels3;  // 3 * image_h * image_w
+  logic [7:0]           ac_out_h, ac_out_w;
+  logic                 ac_ub_over;  // ub > UB_ROWS
+  logic [RoomWidth-1:0] ac_room;     // UB_ROWS - ub (0 when ub > UB_ROWS)
+  logic [RowsWidth-1:0] ac_rem_top;  // rows' top TopBits bits % pixels
+  assign pooled     = (opcode == tpu_isa_pkg::OpActivate) &&
+                      ((ac_pool == tpu_isa_pkg::PoolMax) || (ac_pool == tpu_isa_pkg::PoolAvg));
+  assign ac_pixels  = 16'(ac_image_h) * 16'(ac_image_w);
+  assign ac_pixels3 = 18'(ac_pixels) + {1'b0, ac_pixels, 1'b0};
   // pool_out: same: ceil_div(size, stride); valid: (size - window) // stride + 1.
   assign ac_out_h = ac_same ? div_stride(9'(ac_image_h) + 9'(ac_stride_h) - 9'd1, ac_stride_h)
                             : div_stride(9'(8'(ac_image_h - 8'(ac_win_h))), ac_stride_h) + 8'd1;
   assign ac_out_w = ac_same ? div_stride(9'(ac_image_w) + 9'(ac_stride_w) - 9'd1, ac_stride_w)
                             : div_stride(9'(8'(ac_image_w - 8'(ac_win_w))), ac_stride_w) + 8'd1;
-  // The remainder two row-count bits a step (radix 4: the partial remainder against 1, 2 and 3
-  // times pixels side by side). A partial remainder never exceeds the part of the row count
-  // read so far (< 2^RowsWidth), so a multiple of pixels at or above that is never subtracted:
-  // it saturates to all ones.
-  localparam int unsigned CurWidth = RowsWidth + 2;
-  logic [CurWidth-1:0] ac_px1, ac_px2, ac_px3;  // pixels times 1, 2, 3, saturated
-  logic [CurWidth-1:0] ac_cur;                  // partial remainder with the next bits
+  assign ac_ub_over = ac_ub > UbRowsL;
+  assign ac_room    = ac_ub_over ? '0 : RoomWidth'(UbRowsL - ac_ub);
+  // The top bits are fewer than a radix-4 digit: their value is below 4, so one subtract at
+  // most (pixels >= 1 whenever the result counts; pixels 0 is a POOL_CONFIG found before).
   always_comb begin
-    ac_px1 = ((ac_pixels >> RowsWidth) != '0)       ? '1 : CurWidth'(ac_pixels);
-    ac_px2 = ((ac_pixels >> (RowsWidth - 1)) != '0) ? '1 : CurWidth'(ac_pixels) << 1;
-    ac_px3 = ((ac_pixels >> (RowsWidth - 1)) != '0) ? '1 : ac_px1 + ac_px2;
-    ac_rem = '0;
-    for (int i = (RowsWidth + 1) / 2 - 1; i >= 0; i--) begin
-      if (2 * i + 1 < RowsWidth) ac_cur = {ac_rem, ac_rows[2*i+1], ac_rows[2*i]};
-      else                       ac_cur = CurWidth'({ac_rem, ac_rows[2*i]});
-      if (ac_cur >= ac_px3)      ac_rem = RowsWidth'(ac_cur - ac_px3);
-      else if (ac_cur >= ac_px2) ac_rem = RowsWidth'(ac_cur - ac_px2);
-      else if (ac_cur >= ac_px1) ac_rem = RowsWidth'(ac_cur - ac_px1);
-      else                       ac_rem = RowsWidth'(ac_cur);
-    end
+    logic [TopBits-1:0] top;
+    top        = ac_rows[RowsWidth-1 -: TopBits];
+    ac_rem_top = RowsWidth'(top);
+    if (18'(top) >= 18'(ac_pixels)) ac_rem_top = RowsWidth'(18'(top) - 18'(ac_pixels));
   end
-  assign ac_rows_ragged = ac_rem != '0;
-  assign ac_pool_rows   = ac_rows * 64'(16'(ac_out_h) * 16'(ac_out_w));
-  assign ac_pool_room   = (UbRowsL - ac_ub) * 64'(ac_pixels);
-  assign ac_pool_ub_bad = (ac_ub > UbRowsL) || (ac_pool_rows > ac_pool_room);
 
   // ---------------------------------------------------------------------------------------
   // The checks, first failure wins
@@ -311,15 +316,144 @@ module tpu_ctrl_decode #(
           end else if (!ac_same && ((8'(ac_win_h) > ac_image_h) ||
                                     (8'(ac_win_w) > ac_image_w))) begin
             err = tpu_isa_pkg::ErrPoolConfig;
-          end else if (ac_rows_ragged) begin
-            err = tpu_isa_pkg::ErrPoolConfig;
-          end else if (ac_pool_ub_bad) begin
-            err = tpu_isa_pkg::ErrUbRange;
           end
+          // The ragged rows and the pooled UB range rules follow, PoolCycles cycles later.
         end
       end
       default: err = tpu_isa_pkg::ErrIllegalOpcode;
     endcase
+  end
+
+  // ---------------------------------------------------------------------------------------
+  // Pooled ACTIVATE: the ragged rows and pooled UB range rules over PoolCycles cycles
+  // ---------------------------------------------------------------------------------------
+  // step_q counts the cycles after a pooled ACTIVATE was taken (0: none in progress). The
+  // instruction waits in instr_q, the code of its earlier checks in error_q, out_valid_o low.
+  // Cycle k (1 .. PoolCycles) takes the remainder two radix-4 steps further (row-count bits
+  // [4 * (PoolCycles - k) +: 4]); alongside, the UB rule's products, each split in two by the
+  // low and high byte of one factor so that no cycle holds a wide multiply and a sum of it:
+  //   cycle 1: out_h * out_w; room * pixels, low and high byte of pixels
+  //   cycle 2: rows * out_h * out_w, low and high byte of out_h * out_w; room * pixels summed
+  //   cycle 3: rows * out_h * out_w summed and compared; the remainder's last steps; the code.
+  // The earlier checks' code wins, then the ragged rows (POOL_CONFIG), then the UB range.
+  localparam int unsigned StepWidth = $clog2(PoolCycles + 1);
+
+  // One radix-4 step of the remainder: the partial remainder (< pixels) with the next two bits
+  // against 1, 2 and 3 times pixels side by side. The partial remainder never exceeds the part
+  // of the row count read so far, so neither does the next one with its two bits (both below
+  // 2^RowsWidth): a multiple of pixels at 2^RowsWidth or above is never subtracted, and is kept
+  // saturated to all ones in MulWidth = RowsWidth + 1 bits (narrower compares).
+  localparam int unsigned MulWidth = RowsWidth + 1;
+  function automatic logic [RowsWidth-1:0] rem_step(logic [RowsWidth-1:0] rem, logic [1:0] digit,
+                                                    logic [MulWidth-1:0] px1,
+                                                    logic [MulWidth-1:0] px2,
+                                                    logic [MulWidth-1:0] px3);
+    logic [MulWidth-1:0] cur;
+    cur = MulWidth'({rem, digit});  // < 2^RowsWidth: the bits dropped are zero
+    if (cur >= px3)      rem_step = RowsWidth'(cur - px3);
+    else if (cur >= px2) rem_step = RowsWidth'(cur - px2);
+    else if (cur >= px1) rem_step = RowsWidth'(cur - px1);
+    else                 rem_step = RowsWidth'(cur);
+  endfunction
+  function automatic logic [MulWidth-1:0] saturate(logic [17:0] x);
+    saturate = ((x >> RowsWidth) != '0) ? '1 : MulWidth'(x);
+  endfunction
+
+  logic [StepWidth-1:0]   step_d, step_q;
+  logic                   busy;
+  logic [15:0]            px1_q;            // pixels
+  logic [MulWidth-1:0]    pxs1_q, pxs2_q, pxs3_q;  // 1, 2, 3 times pixels, saturated
+  logic [4*PoolCycles-1:0] bits_q;          // the row-count bits still to be read, top first
+  logic [7:0]             out_h_q, out_w_q;
+  logic                   ub_over_q;
+  logic [RoomWidth-1:0]   room_q;
+  logic [RowsWidth-1:0]   rem_d, rem_q;     // partial remainder
+  logic [15:0]            ohw_d, ohw_q;     // out_h * out_w
+  logic [RoomWidth+7:0]   rp_lo_d, rp_lo_q, rp_hi_d, rp_hi_q;  // room * pixels' bytes
+  logic [RoomWidth+15:0]  rp_d, rp_q;       // room * pixels
+  logic [RowsWidth+7:0]   ro_lo_d, ro_lo_q, ro_hi_d, ro_hi_q;  // rows * ohw's bytes
+  logic [RowsWidth-1:0]   rows_q;           // the held ACTIVATE's row count
+  logic [3:0]             digits;           // this cycle's row-count bits
+  logic [RowsWidth+15:0]  pool_rows;        // rows * out_h * out_w
+  logic                   ragged, pool_ub_bad;
+  logic [7:0]             pool_err;         // the pooled ACTIVATE's code (error_e)
+
+  assign busy   = step_q != '0;
+  assign rows_q = instr_q[tpu_isa_pkg::ActivateRowsLsb +: RowsWidth];
+
+  assign digits = bits_q[4*PoolCycles-1 -: 4];
+  assign rem_d  = rem_step(rem_step(rem_q, digits[3:2], pxs1_q, pxs2_q, pxs3_q), digits[1:0],
+                           pxs1_q, pxs2_q, pxs3_q);
+
+  assign ohw_d   = 16'(out_h_q) * 16'(out_w_q);
+  assign rp_lo_d = (RoomWidth+8)'(room_q) * (RoomWidth+8)'(px1_q[7:0]);
+  assign rp_hi_d = (RoomWidth+8)'(room_q) * (RoomWidth+8)'(px1_q[15:8]);
+  assign rp_d    = (RoomWidth+16)'(rp_lo_q) + ((RoomWidth+16)'(rp_hi_q) << 8);
+  assign ro_lo_d = (RowsWidth+8)'(rows_q) * (RowsWidth+8)'(ohw_q[7:0]);
+  assign ro_hi_d = (RowsWidth+8)'(rows_q) * (RowsWidth+8)'(ohw_q[15:8]);
+  assign pool_rows   = (RowsWidth+16)'(ro_lo_q) + ((RowsWidth+16)'(ro_hi_q) << 8);
+  assign ragged      = rem_d != '0;
+  assign pool_ub_bad = ub_over_q || (64'(pool_rows) > 64'(rp_q));
+
+  always_comb begin
+    pool_err = error_q;
+    if (error_q == tpu_isa_pkg::ErrOk) begin
+      if (ragged)           pool_err = tpu_isa_pkg::ErrPoolConfig;
+      else if (pool_ub_bad) pool_err = tpu_isa_pkg::ErrUbRange;
+    end
+  end
+
+  // The operands, registered as the instruction is taken (only a pooled ACTIVATE reads them).
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      px1_q     <= '0;
+      pxs1_q    <= '0;
+      pxs2_q    <= '0;
+      pxs3_q    <= '0;
+      out_h_q   <= '0;
+      out_w_q   <= '0;
+      ub_over_q <= 1'b0;
+      room_q    <= '0;
+    end else if (in_ready_o && in_valid_i && pooled) begin
+      px1_q     <= ac_pixels;
+      pxs1_q    <= saturate(18'(ac_pixels));
+      pxs2_q    <= saturate({1'b0, ac_pixels, 1'b0});
+      pxs3_q    <= saturate(ac_pixels3);
+      out_h_q   <= ac_out_h;
+      out_w_q   <= ac_out_w;
+      ub_over_q <= ac_ub_over;
+      room_q    <= ac_room;
+    end
+  end
+
+  // The steps' registers.
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      rem_q   <= '0;
+      bits_q  <= '0;
+      ohw_q   <= '0;
+      rp_lo_q <= '0;
+      rp_hi_q <= '0;
+      rp_q    <= '0;
+      ro_lo_q <= '0;
+      ro_hi_q <= '0;
+    end else if (busy) begin
+      rem_q  <= rem_d;
+      bits_q <= bits_q << 4;
+      if (step_q == StepWidth'(1)) begin
+        ohw_q   <= ohw_d;
+        rp_lo_q <= rp_lo_d;
+        rp_hi_q <= rp_hi_d;
+      end
+      if (step_q == StepWidth'(2)) begin
+        rp_q    <= rp_d;
+        ro_lo_q <= ro_lo_d;
+        ro_hi_q <= ro_hi_d;
+      end
+    end else if (in_ready_o && in_valid_i && pooled) begin
+      rem_q  <= ac_rem_top;
+      bits_q <= ac_rows[4*PoolCycles-1:0];
+    end
   end
 
   // ---------------------------------------------------------------------------------------
@@ -329,17 +463,28 @@ module tpu_ctrl_decode #(
   logic [127:0] instr_d, instr_q;
   logic [7:0]   error_d, error_q;
 
-  assign in_ready_o = !valid_q || out_ready_i;
+  assign in_ready_o = !busy && (!valid_q || out_ready_i);
 
   always_comb begin
     valid_d = valid_q;
     instr_d = instr_q;
     error_d = error_q;
-    if (in_ready_o) begin
-      valid_d = in_valid_i;
+    step_d  = step_q;
+    if (busy) begin
+      // A pooled ACTIVATE's checks run; its result is offered after the last step.
+      if (step_q == StepWidth'(PoolCycles)) begin
+        step_d  = '0;
+        valid_d = 1'b1;
+        error_d = pool_err;
+      end else begin
+        step_d = step_q + StepWidth'(1);
+      end
+    end else if (in_ready_o) begin
+      valid_d = in_valid_i && !pooled;
       if (in_valid_i) begin
         instr_d = in_instr_i;
-        error_d = err;
+        error_d = err;  // for a pooled ACTIVATE: its earlier checks' code, until the last step
+        if (pooled) step_d = StepWidth'(1);
       end
     end
   end
@@ -349,10 +494,12 @@ module tpu_ctrl_decode #(
       valid_q <= 1'b0;
       instr_q <= '0;
       error_q <= '0;
+      step_q  <= '0;
     end else begin
       valid_q <= valid_d;
       instr_q <= instr_d;
       error_q <= error_d;
+      step_q  <= step_d;
     end
   end
 
@@ -373,6 +520,10 @@ module tpu_ctrl_decode #(
       DramBytesL >= tpu_isa_pkg::LimitDramBytesMin && DramBytesL <= tpu_isa_pkg::LimitDramBytesMax)
   `TPU_ASSERT_INIT(DeviceParamSets,
       ParamSetsL >= tpu_isa_pkg::LimitParamSetsMin && ParamSetsL <= tpu_isa_pkg::LimitParamSetsMax)
+  // The steps' row-count bits are the ones below the top bits, four a cycle.
+  `TPU_ASSERT_INIT(PoolRowBits, TopBits >= 1 && TopBits <= 2)
+  // One instruction at a time: nothing is offered or taken while a pooled ACTIVATE's checks run.
+  `TPU_ASSERT(BusyHoldsOne, !busy || (!out_valid_o && !in_ready_o), clk_i, rst_ni)
   // A held output does not change until it is taken.
   `TPU_ASSERT(OutStable, !(out_valid_o && !out_ready_i) ||
               (valid_d && instr_d == instr_q && error_d == error_q), clk_i, rst_ni)
