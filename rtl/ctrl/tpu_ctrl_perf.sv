@@ -23,10 +23,20 @@ module tpu_ctrl_perf #(
 );
 
   localparam int unsigned NumCounters = 10;
+  // Each counter adds its increment in bytes (8-bit blocks) whose carries need no carry chain:
+  // block 0 adds the increment (an 8-bit add); block b > 0 adds one when block 0 carries out
+  // and every block between is all ones, read from a register of those flags (ones_q, kept
+  // with the count) instead of from the count's bits. Generic synthesis maps a plain 64-bit
+  // `cnt + inc` to a ripple chain some 64 gates deep, behind the increment's own logic (in the
+  // controller, the token grants: 108 levels in all, docs/fpga.md, the logic-depth budget).
+  // The counts are the same in every cycle.
+  localparam int unsigned Blocks = 8;
 
-  logic [63:0] inc [NumCounters];
-  logic [63:0] cnt_d [NumCounters];
-  logic [63:0] cnt_q [NumCounters];
+  logic [63:0]       inc [NumCounters];
+  logic [63:0]       cnt_d [NumCounters];
+  logic [63:0]       cnt_q [NumCounters];
+  logic [Blocks-1:0] ones_d [NumCounters];  // block b of cnt_d is all ones
+  logic [Blocks-1:0] ones_q [NumCounters];  // ... of cnt_q
 
   assign inc[0] = 64'(running_i);
   assign inc[1] = 64'(mxu_row_i);
@@ -40,15 +50,51 @@ module tpu_ctrl_perf #(
   assign inc[9] = 64'(row_act_i);
 
   for (genvar i = 0; i < NumCounters; i++) begin : g_counter
-    assign cnt_d[i] = running_i ? cnt_q[i] + inc[i] : cnt_q[i];
+    logic [8:0]  low;  // block 0 plus the increment, and its carry out
+    logic [63:0] sum;  // cnt_q + inc
+    logic [Blocks-1:0] ones_sum;  // block b of sum is all ones
+    always_comb begin
+      logic run;  // blocks 1 .. b - 1 are all ones
+      low         = 9'(cnt_q[i][7:0]) + 9'(inc[i][7:0]);
+      sum         = cnt_q[i];
+      sum[7:0]    = low[7:0];
+      ones_sum    = ones_q[i];
+      ones_sum[0] = &low[7:0];
+      run         = 1'b1;
+      for (int b = 1; b < Blocks; b++) begin
+        // Block b: plus one when block 0 carries and the blocks between are all ones (the
+        // increment decides late, as a multiplexer's select, what the count decides early).
+        if (low[8] && run) begin
+          sum[8*b +: 8] = cnt_q[i][8*b +: 8] + 8'd1;
+          ones_sum[b]   = cnt_q[i][8*b +: 8] == 8'hfe;
+        end
+        run = run && ones_q[i][b];
+      end
+    end
+    assign cnt_d[i]  = running_i ? sum : cnt_q[i];
+    assign ones_d[i] = running_i ? ones_sum : ones_q[i];
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
-        cnt_q[i] <= '0;
+        cnt_q[i]  <= '0;
+        ones_q[i] <= '0;
       end else begin
-        cnt_q[i] <= cnt_d[i];
+        cnt_q[i]  <= cnt_d[i];
+        ones_q[i] <= ones_d[i];
       end
     end
     assign perf_o[64*i +: 64] = cnt_q[i];
+  end
+
+  // ---------------------------------------------------------------------------------------
+  // Assertions
+  // ---------------------------------------------------------------------------------------
+  // The increment fits block 0 (its carry out is then at most one).
+  `TPU_ASSERT_INIT(RowIncWFits, RowIncW >= 1 && RowIncW <= 8)
+  // The flags follow the counts.
+  for (genvar i = 0; i < NumCounters; i++) begin : g_check
+    for (genvar b = 0; b < Blocks; b++) begin : g_block
+      `TPU_ASSERT(OnesFlag, ones_q[i][b] == &cnt_q[i][8*b +: 8], clk_i, rst_ni)
+    end
   end
 
 endmodule

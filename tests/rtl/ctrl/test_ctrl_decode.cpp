@@ -1,7 +1,8 @@
 // The instruction check tpu_ctrl_decode against tpu::isa::Check (host_driver/isa) on random
 // instructions, in every configuration built by testbench/ctrl/CMakeLists.txt, with random
-// valid/ready stalls on both sides. Random tests print their seed on failure; set TPU_SEED to
-// rerun with another base seed, TPU_TRACE=1 to dump waveforms.
+// valid/ready stalls on both sides, and its timing: one instruction at a time, latency 1, or
+// 1 + kPoolDecodeCycles for a pooled ACTIVATE. Random tests print their seed on failure; set
+// TPU_SEED to rerun with another base seed, TPU_TRACE=1 to dump waveforms.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -43,6 +44,33 @@ void PrintTo(const Variant& v, std::ostream* os) { *os << v.name; }
 uint64_t BaseSeed() {
   const char* s = std::getenv("TPU_SEED");
   return s != nullptr ? std::strtoull(s, nullptr, 0) : 1;
+}
+
+// Cycles a pooled ACTIVATE (pool MAX or AVG) spends in the decode beyond the one every
+// instruction takes: its ragged-rows and pooled UB range checks run over them
+// (rtl/ctrl/tpu_ctrl_decode.sv, PoolCycles; the model device's timing has the same constant).
+constexpr int kPoolDecodeCycles = 3;
+
+const isa::FieldInfo& FieldOf(isa::Opcode op, const std::string& name) {
+  for (const isa::InstrInfo& info : isa::kInstrs) {
+    if (info.opcode != op) continue;
+    for (int f = 0; f < info.num_fields; ++f) {
+      if (name == info.fields[f].name) return info.fields[f];
+    }
+  }
+  std::abort();
+}
+
+// Cycles from the one in which the decode takes an instruction to the first in which it offers
+// the result: 1, or 1 + kPoolDecodeCycles for an ACTIVATE whose pool field is MAX or AVG,
+// whatever its checks find.
+int DecodeLatency(const isa::Words& w) {
+  if (isa::GetBits(w, 0, 8) != uint64_t(isa::Opcode::kActivate)) return 1;
+  const isa::FieldInfo& pool = FieldOf(isa::Opcode::kActivate, "pool");
+  const uint64_t mode = isa::GetBits(w, pool.lsb, pool.width);
+  return mode == uint64_t(isa::Pool::kMax) || mode == uint64_t(isa::Pool::kAvg)
+             ? 1 + kPoolDecodeCycles
+             : 1;
 }
 
 std::string Hex(const InstrWords& w) {
@@ -231,14 +259,18 @@ class CtrlDecodeTest : public ::testing::TestWithParam<Variant> {
 
   // Streams `count` instructions through the DUT with the given chances (in percent) of
   // offering an instruction and of taking a result per cycle; checks every result against
-  // tpu::isa::Check and returns how often each error code came out.
+  // tpu::isa::Check, and the timing: the decode holds one instruction at a time, offers its
+  // result DecodeLatency() cycles after taking it (neither offering nor taking anything in
+  // between) and holds it until it is taken. Returns how often each error code came out.
   std::array<int, 256> Run(int count, int in_pct, int out_pct) {
     SCOPED_TRACE("seed " + std::to_string(seed_));
     std::mt19937_64 rng(seed_);
     InstrGen gen(limits_, seed_ ^ 0x5eed);
     std::array<int, 256> hist{};
     std::deque<isa::Words> expected;
-    int sent = 0, received = 0;
+    int sent = 0, received = 0, pooled = 0;
+    uint64_t taken_at = 0;  // the cycle the instruction in the decode was taken
+    int latency = 0;        // ... and its DecodeLatency()
     isa::Words next = gen.Next();
     bool offering = false;
     for (uint64_t cycle = 0; received < count; ++cycle) {
@@ -252,6 +284,17 @@ class CtrlDecodeTest : public ::testing::TestWithParam<Variant> {
       dut_->SetIn(offering, next);
       dut_->SetOutReady(take);
       dut_->Eval();
+      if (expected.empty()) {
+        EXPECT_FALSE(dut_->out_valid()) << "cycle " << cycle << ": a result with nothing taken";
+      } else if (cycle < taken_at + uint64_t(latency)) {
+        EXPECT_FALSE(dut_->out_valid()) << "cycle " << cycle << ": result " << received
+                                        << " offered before its latency " << latency;
+        EXPECT_FALSE(dut_->in_ready()) << "cycle " << cycle << ": instruction " << received
+                                       << " still checked, another one taken";
+      } else {
+        EXPECT_TRUE(dut_->out_valid()) << "cycle " << cycle << ": result " << received
+                                       << " not offered after its latency " << latency;
+      }
       if (dut_->out_valid() && take) {
         if (expected.empty()) {
           ADD_FAILURE() << "result with nothing in flight";
@@ -273,14 +316,50 @@ class CtrlDecodeTest : public ::testing::TestWithParam<Variant> {
         ++received;
       }
       if (offering && dut_->in_ready()) {
+        // One at a time: the previous result leaves in this cycle at the latest.
+        EXPECT_TRUE(expected.empty()) << "cycle " << cycle << ": a second instruction taken";
         expected.push_back(next);
+        taken_at = cycle;
+        latency = DecodeLatency(next);
+        pooled += latency > 1;
         ++sent;
         next = gen.Next();
         offering = false;
       }
       dut_->Tick();
+      if (::testing::Test::HasFailure() && received > 20) break;
     }
+    EXPECT_GT(pooled, 0) << "no pooled ACTIVATE";
     return hist;
+  }
+
+  // Takes `words` with the consumer always ready and checks its timing (offered
+  // DecodeLatency() cycles later, nothing taken in between) and code: Check's, and `want` when
+  // given. Returns the code.
+  int Directed(const isa::Words& words, const std::string& what, int want = -1) {
+    const std::string where = what + ": " + isa::Disassemble(words);
+    const int latency = DecodeLatency(words);
+    dut_->SetOutReady(true);
+    dut_->SetIn(true, words);
+    dut_->Eval();
+    EXPECT_TRUE(dut_->in_ready()) << where;
+    dut_->Tick();
+    dut_->SetIn(true, isa::Words{0x01, 0, 0, 0});  // a NOP offered all along: not taken early
+    for (int c = 1; c < latency; ++c) {
+      dut_->Eval();
+      EXPECT_FALSE(dut_->out_valid()) << where << ", cycle " << c;
+      EXPECT_FALSE(dut_->in_ready()) << where << ", cycle " << c;
+      dut_->Tick();
+    }
+    dut_->SetIn(false, isa::Words{});
+    dut_->Eval();
+    EXPECT_TRUE(dut_->out_valid()) << where << ", cycle " << latency;
+    EXPECT_EQ(dut_->out_instr(), words) << where;
+    const int got = dut_->out_error();
+    EXPECT_EQ(got, int(isa::Check(words, limits_))) << where;
+    if (want >= 0) EXPECT_EQ(got, want) << where;
+    dut_->Tick();
+    return got;
   }
 
   std::unique_ptr<DecodeHarness> dut_;
@@ -378,19 +457,149 @@ TEST_P(CtrlDecodeTest, MatmulWindowRules) {
     cases.push_back({"plain ends at UB_ROWS", m, isa::Error::kOk});
   }
 
+  for (const Case& c : cases) Directed(isa::Encode(c.m), c.what, int(c.want));
+}
+
+// Pooled ACTIVATE, directed: the ragged-rows rule on both sides of every multiple of the image
+// (pixel counts 1 .. 65,025, rows up to the field's 8,191) and the pooled UB range rule at its
+// boundary (ub + images * out_h * out_w = UB_ROWS - 1, UB_ROWS, UB_ROWS + 1, ub past
+// UB_ROWS), each in the decode's pooled timing, its code equal to tpu::isa::Check's.
+TEST_P(CtrlDecodeTest, PooledActivateBoundaries) {
+  const int64_t ub_rows = limits_.ub_rows, acc_rows = limits_.acc_rows;
+  struct Geometry {
+    int ih, iw, wh, ww, sh, sw;
+    bool same;
+  };
+  const Geometry kGeometries[] = {
+      {1, 1, 1, 1, 1, 1, false},     {2, 3, 2, 2, 1, 1, false},   {7, 9, 3, 3, 2, 2, true},
+      {8, 8, 2, 2, 2, 2, false},     {5, 1, 5, 1, 3, 1, false},   {13, 11, 15, 15, 3, 3, true},
+      {64, 128, 2, 2, 2, 2, false},  {90, 91, 3, 2, 3, 2, false}, {1, 255, 1, 4, 1, 3, true},
+      {255, 32, 4, 4, 1, 1, false},  {255, 255, 2, 2, 2, 2, true}, {45, 182, 1, 1, 1, 1, false},
+      {1, 2, 1, 2, 1, 2, false},     {3, 3, 3, 3, 3, 3, true}};
+  auto make = [&](const Geometry& g, int64_t rows, int64_t ub) {
+    isa::Activate a;
+    a.acc = 0;
+    a.ub = uint32_t(ub);
+    a.rows = uint32_t(rows);
+    a.pool = (g.ih + g.iw) % 2 ? isa::Pool::kMax : isa::Pool::kAvg;
+    a.padding = g.same ? isa::Padding::kSame : isa::Padding::kValid;
+    a.image_h = uint32_t(g.ih);
+    a.image_w = uint32_t(g.iw);
+    a.win_h = uint32_t(g.wh);
+    a.win_w = uint32_t(g.ww);
+    a.stride_h = uint32_t(g.sh);
+    a.stride_w = uint32_t(g.sw);
+    return isa::Encode(a);
+  };
+  auto pool_out = [](int size, int win, int stride, bool same) {
+    return same ? (size + stride - 1) / stride : (size - win) / stride + 1;
+  };
+  const int64_t kMaxRows = 8191;  // the rows field's 13 bits
+  std::array<int, 256> hist{};
+  for (const Geometry& g : kGeometries) {
+    const int64_t pixels = int64_t(g.ih) * g.iw;
+    const int64_t per_image =
+        int64_t(pool_out(g.ih, g.wh, g.sh, g.same)) * pool_out(g.iw, g.ww, g.sw, g.same);
+    // Rows around 1, 2 and the largest whole number of images within ACC_ROWS and the field.
+    const int64_t row_cap = std::min(acc_rows, kMaxRows);
+    std::vector<int64_t> rows_list;
+    for (int64_t images : {int64_t{1}, int64_t{2}, row_cap / pixels, kMaxRows / pixels}) {
+      for (int64_t d = -1; d <= 1; ++d) rows_list.push_back(images * pixels + d);
+    }
+    rows_list.push_back(kMaxRows);
+    for (int64_t rows : rows_list) {
+      if (rows < 1 || rows > kMaxRows) continue;
+      const std::string what = "pooled " + std::to_string(g.ih) + "x" + std::to_string(g.iw) +
+                               ", rows " + std::to_string(rows);
+      ++hist[Directed(make(g, rows, 0), what + ", ub 0") & 0xff];
+      if (rows % pixels != 0) continue;
+      // Whole images: the UB range rule at its boundary, and ub itself past UB_ROWS.
+      const int64_t out_rows = rows / pixels * per_image;
+      for (int64_t ub : {ub_rows - out_rows - 1, ub_rows - out_rows, ub_rows - out_rows + 1,
+                         ub_rows, ub_rows + 1, int64_t{(1 << 17) - 1}}) {
+        if (ub < 0 || ub >= (1 << 17)) continue;
+        ++hist[Directed(make(g, rows, ub), what + ", ub " + std::to_string(ub)) & 0xff];
+      }
+    }
+  }
+  // Each side of both rules came out (an ACC_RANGE only where rows pass ACC_ROWS).
+  EXPECT_GT(hist[int(isa::Error::kOk)], 0);
+  EXPECT_GT(hist[int(isa::Error::kPoolConfig)], 0);
+  EXPECT_GT(hist[int(isa::Error::kUbRange)], 0);
+}
+
+// A pooled ACTIVATE whose earlier checks fail keeps that code, and the pooled timing.
+TEST_P(CtrlDecodeTest, PooledActivateEarlierErrors) {
+  isa::Activate a;
+  a.rows = 7;  // ragged as well: the earlier code wins
+  a.pool = isa::Pool::kMax;
+  a.image_h = 2;
+  a.image_w = 2;
+  a.win_h = 2;
+  a.win_w = 2;
+  a.stride_h = 1;
+  a.stride_w = 1;
+  a.ub = uint32_t(limits_.ub_rows + 1);
+  {
+    isa::Activate b = a;
+    b.clamp_min = 5;
+    b.clamp_max = 4;
+    Directed(isa::Encode(b), "clamp order", int(isa::Error::kClampOrder));
+  }
+  {
+    isa::Activate b = a;
+    b.win_h = 3;  // a VALID window taller than the image
+    Directed(isa::Encode(b), "window > image", int(isa::Error::kPoolConfig));
+  }
+  {
+    isa::Activate b = a;
+    b.acc = uint32_t(limits_.acc_rows - 2);  // acc + rows past ACC_ROWS
+    Directed(isa::Encode(b), "acc range", int(isa::Error::kAccRange));
+  }
+  {
+    isa::Activate b = a;
+    b.rows = 8;  // whole images: the UB range rule decides
+    Directed(isa::Encode(b), "ub past UB_ROWS", int(isa::Error::kUbRange));
+  }
+  {
+    isa::Activate b = a;
+    b.pool = isa::Pool::kNone;  // not pooled: one cycle (and pooling fields set)
+    Directed(isa::Encode(b), "pool none with pooling fields", int(isa::Error::kPoolConfig));
+  }
+}
+
+// A pooled ACTIVATE occupies the decode for 1 + kPoolDecodeCycles cycles; the instructions
+// around it pass one per cycle.
+TEST_P(CtrlDecodeTest, PooledActivateThroughput) {
+  isa::Activate a;
+  a.rows = 4;
+  a.pool = isa::Pool::kAvg;
+  a.image_h = 2;
+  a.image_w = 2;
+  a.win_h = 2;
+  a.win_w = 2;
+  a.stride_h = 2;
+  a.stride_w = 2;
+  const isa::Words act = isa::Encode(a), nop{0x01, 0, 0, 0};
+  // NOP, NOP, ACTIVATE, NOP, ACTIVATE, ACTIVATE, NOP.
+  const std::vector<isa::Words> stream = {nop, nop, act, nop, act, act, nop};
   dut_->SetOutReady(true);
-  for (const Case& c : cases) {
-    const isa::Words words = isa::Encode(c.m);
-    dut_->SetIn(true, words);
-    dut_->Tick();
-    dut_->SetIn(false, words);
+  size_t next = 0;
+  std::vector<uint64_t> result_cycles;
+  for (uint64_t cycle = 0; cycle < 40 && result_cycles.size() < stream.size(); ++cycle) {
+    dut_->SetIn(next < stream.size(), next < stream.size() ? stream[next] : nop);
     dut_->Eval();
-    ASSERT_TRUE(dut_->out_valid()) << c.what;
-    EXPECT_EQ(int(isa::Check(words, limits_)), int(c.want))
-        << c.what << ": " << isa::Disassemble(words);
-    EXPECT_EQ(dut_->out_error(), int(c.want)) << c.what << ": " << isa::Disassemble(words);
+    if (dut_->out_valid()) {
+      EXPECT_EQ(dut_->out_error(), 0) << "cycle " << cycle;
+      result_cycles.push_back(cycle);
+    }
+    if (next < stream.size() && dut_->in_ready()) ++next;
     dut_->Tick();
   }
+  const int p = 1 + kPoolDecodeCycles;
+  EXPECT_EQ(result_cycles,
+            (std::vector<uint64_t>{1, 2, uint64_t(2 + p), uint64_t(3 + p), uint64_t(3 + 2 * p),
+                                   uint64_t(3 + 3 * p), uint64_t(4 + 3 * p)}));
 }
 
 // One instruction per cycle when both sides are always ready.
