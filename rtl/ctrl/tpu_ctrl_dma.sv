@@ -273,7 +273,12 @@ module tpu_ctrl_dma #(
       req_rem_d  = req_rem_q - 1'b1;
       req_addr_d = req_addr_q + req_step;
     end
-    pending_d = pending_q + CntW'(req_fire && !write_q) - CntW'(in_fire && !write_q);
+    // Reads in flight: one more per read request sent, one less per response taken. The
+    // handshakes arrive late (through the host's and the unit's ready logic), so they select
+    // among the count and its neighbours, computed from the register alone, instead of being
+    // added into it (a carry chain behind them; docs/fpga.md, the logic-depth budget).
+    if (!write_q && req_fire && !in_fire)      pending_d = pending_q + CntW'(1);
+    else if (!write_q && in_fire && !req_fire) pending_d = pending_q - CntW'(1);
     if (in_fire && !err_q) begin
       in_rem_d   = in_rem_q - 1'b1;
       in_first_d = 1'b0;

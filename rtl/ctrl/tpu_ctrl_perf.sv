@@ -50,12 +50,15 @@ module tpu_ctrl_perf #(
   assign inc[9] = 64'(row_act_i);
 
   for (genvar i = 0; i < NumCounters; i++) begin : g_counter
-    logic [8:0]  low;  // block 0 plus the increment, and its carry out
-    logic [63:0] sum;  // cnt_q + inc
+    localparam int unsigned IncW = (i == 7) ? RowIncW : 1;  // bits of the increment
+    logic [8:0]        low;       // block 0 plus the increment, and its carry out
+    logic [63:0]       sum;       // cnt_q + inc
     logic [Blocks-1:0] ones_sum;  // block b of sum is all ones
     always_comb begin
       logic run;  // blocks 1 .. b - 1 are all ones
-      low         = 9'(cnt_q[i][7:0]) + 9'(inc[i][7:0]);
+      // A one-bit increment selects the block or the block plus one, both from the register.
+      if (IncW == 1) low = inc[i][0] ? 9'(cnt_q[i][7:0]) + 9'd1 : 9'(cnt_q[i][7:0]);
+      else           low = 9'(cnt_q[i][7:0]) + 9'(inc[i][7:0]);
       sum         = cnt_q[i];
       sum[7:0]    = low[7:0];
       ones_sum    = ones_q[i];
