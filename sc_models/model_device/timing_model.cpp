@@ -23,6 +23,7 @@ constexpr size_t kQueueDepth = 4;
 constexpr int64_t kFifoTiles = isa::kWeightFifoTiles;
 // Cycles of fixed latency, read off the RTL and checked against it (docs/model_calibration.md).
 constexpr int64_t kDecodeCycles = 2;      // ring beat -> decode register -> dispatcher
+constexpr int64_t kPoolDecodeCycles = 3;  // a pooled ACTIVATE's further checks in the decode
 constexpr int64_t kUbReadCycles = 2;      // UB read request -> row offered to the MXU
 constexpr int64_t kMxuExtraCycles = 3;    // MXU 2N + 1 latency + accumulator write -> tokens
 constexpr int64_t kWfifoCycles = 2;       // DRAM beat -> row at the FIFO's head
@@ -385,13 +386,18 @@ bool Replay::Idle(int u, int64_t t) const {
 
 bool Replay::Dispatch(int64_t t) {
   if (halted_ || next_ >= program_.size()) return false;
-  const int64_t ready = std::max(arrival_[next_] + kDecodeCycles, last_dispatch_ + 1);
+  // The decoder takes an instruction when the previous one leaves its register; a pooled
+  // ACTIVATE then stays kPoolDecodeCycles longer (tpu_ctrl_decode's ragged-rows and pooled UB
+  // range checks), taking nothing else meanwhile.
+  const Op& in = program_[next_];
+  const int64_t extra = in.kind == Kind::kActivate && in.flag ? kPoolDecodeCycles : 0;
+  const int64_t ready =
+      std::max(arrival_[next_] + kDecodeCycles, last_dispatch_ + 1) + extra;
   if (arrival_[next_] >= kNever) return false;
   if (t < ready) {
     Wake(ready, t);
     return false;
   }
-  const Op& in = program_[next_];
   const int u = in.unit;
   if (in.kind == Kind::kHalt) {
     for (int k = 0; k < kUnits; ++k) {
