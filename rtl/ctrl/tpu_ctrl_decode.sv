@@ -184,7 +184,7 @@ module tpu_ctrl_decode #(
   // remainder of the row count's top bits.
   localparam int unsigned RowsWidth  = tpu_isa_pkg::ActivateRowsWidth;
   localparam int unsigned PoolCycles = 3;                        // extra cycles, 4 bits each
-  localparam int unsigned TopBits    = RowsWidth - 4 * PoolCycles;  // row bits done as taken
+  localparam int unsigned TopBits    = RowsWidth - 4 * PoolCycles;  // row bits done as taken: 1
   localparam int unsigned RoomWidth  = $clog2(UbRows + 1);      // UB_ROWS - ub, 0 .. UB_ROWS
 
   logic                 pooled;      // in_instr_i is an ACTIVATE with pool MAX or AVG
@@ -205,8 +205,8 @@ module tpu_ctrl_decode #(
                             : div_stride(9'(8'(ac_image_w - 8'(ac_win_w))), ac_stride_w) + 8'd1;
   assign ac_ub_over = ac_ub > UbRowsL;
   assign ac_room    = ac_ub_over ? '0 : RoomWidth'(UbRowsL - ac_ub);
-  // The top bits are fewer than a radix-4 digit: their value is below 4, so one subtract at
-  // most (pixels >= 1 whenever the result counts; pixels 0 is a POOL_CONFIG found before).
+  // The top bit (TopBits = 1): its value is 0 or 1, so one subtract at most (pixels >= 1
+  // whenever the result counts; pixels 0 is a POOL_CONFIG found before).
   always_comb begin
     logic [TopBits-1:0] top;
     top        = ac_rows[RowsWidth-1 -: TopBits];
@@ -520,8 +520,8 @@ module tpu_ctrl_decode #(
       DramBytesL >= tpu_isa_pkg::LimitDramBytesMin && DramBytesL <= tpu_isa_pkg::LimitDramBytesMax)
   `TPU_ASSERT_INIT(DeviceParamSets,
       ParamSetsL >= tpu_isa_pkg::LimitParamSetsMin && ParamSetsL <= tpu_isa_pkg::LimitParamSetsMax)
-  // The steps' row-count bits are the ones below the top bits, four a cycle.
-  `TPU_ASSERT_INIT(PoolRowBits, TopBits >= 1 && TopBits <= 2)
+  // The steps read the row-count bits below the top one, four a cycle.
+  `TPU_ASSERT_INIT(PoolRowBits, RowsWidth == 4 * PoolCycles + 1)
   // One instruction at a time: nothing is offered or taken while a pooled ACTIVATE's checks run.
   `TPU_ASSERT(BusyHoldsOne, !busy || (!out_valid_o && !in_ready_o), clk_i, rst_ni)
   // A held output does not change until it is taken.
