@@ -93,11 +93,17 @@ module tpu_ctrl_perf #(
   // ---------------------------------------------------------------------------------------
   // The increment fits block 0 (its carry out is then at most one).
   `TPU_ASSERT_INIT(RowIncWFits, RowIncW >= 1 && RowIncW <= 8)
-  // The flags follow the counts.
+  // The flags follow the counts (plain vectors: Verilator 5.006 fails on an assertion that
+  // selects bits of an unpacked array's element).
   for (genvar i = 0; i < NumCounters; i++) begin : g_check
+    logic [63:0]       cnt;
+    logic [Blocks-1:0] ones, ones_now;
+    assign cnt  = cnt_q[i];
+    assign ones = ones_q[i];
     for (genvar b = 0; b < Blocks; b++) begin : g_block
-      `TPU_ASSERT(OnesFlag, ones_q[i][b] == &cnt_q[i][8*b +: 8], clk_i, rst_ni)
+      assign ones_now[b] = &cnt[8*b +: 8];
     end
+    `TPU_ASSERT(OnesFlags, ones == ones_now, clk_i, rst_ni)
   end
 
 endmodule
