@@ -4,7 +4,8 @@
 #   rtl/pkg/   packages: tpu_pkg.sv here, the generated tpu_isa_pkg.sv and tpu_regs_pkg.sv in
 #              cmake/TpuIsa.cmake and cmake/TpuRegs.cmake
 #   rtl/prim/  generic primitives (FIFO, memory, response buffer, delay lines, a short-operand
-#              adder) and the assertion header tpu_assert.svh: TPU_RTL_INCLUDE_DIR
+#              adder, a tree multiplier) and the assertion header tpu_assert.svh:
+#              TPU_RTL_INCLUDE_DIR
 #   rtl/<block>/ one block each; a block list that instantiates primitives includes
 #              TPU_RTL_PRIM, so a list made of several blocks may name a primitive twice:
 #              tpu_verilate() and tpu_add_synth_test() drop the repeats.
@@ -21,7 +22,7 @@ macro(tpu_rtl_block var dir)
   list(SORT ${var})
 endmacro()
 
-tpu_rtl_block(TPU_RTL_PRIM prim)    # generic: FIFO, 1R1W memory, response buffer, delays, adder
+tpu_rtl_block(TPU_RTL_PRIM prim)    # generic: FIFO, memory, response buffer, delays, adder, multiplier
 
 tpu_rtl_block(TPU_RTL_MXU mxu)      # systolic array, weight banks (+ delay lines)
 list(APPEND TPU_RTL_MXU ${TPU_RTL_PRIM})
@@ -31,6 +32,7 @@ tpu_rtl_block(TPU_RTL_ACC acc)      # accumulators (+ memory, response buffer)
 list(APPEND TPU_RTL_ACC ${TPU_RTL_PRIM})
 tpu_rtl_block(TPU_RTL_WFIFO wfifo)  # weight FIFO
 tpu_rtl_block(TPU_RTL_ACT act)      # activation pipeline: bias, requantization, function, pooling
+list(APPEND TPU_RTL_ACT ${TPU_RTL_PRIM})  # (+ the tree multiplier)
 tpu_rtl_block(TPU_RTL_CTRL ctrl)    # controller: decode, tokens, unit sequencers (+ FIFOs)
 list(APPEND TPU_RTL_CTRL ${TPU_RTL_PRIM})
 tpu_rtl_block(TPU_RTL_HOST_IF host_if)  # PCIe endpoint application side (+ FIFO, memory)

@@ -12,8 +12,8 @@
 // positions take a cycle each, see tpu_act_pool), and an output stall stops the input only once
 // the stages are full, losing nothing. in_ready_o depends combinationally on out_ready_i.
 //
-// Latency 9 (5 requantization + 4 pooling): a row accepted in cycle t that completes a pooling
-// window (every row in bypass) is offered on out_row_o from cycle t + 9 on, if nothing stalled.
+// Latency 10 (6 requantization + 4 pooling): a row accepted in cycle t that completes a pooling
+// window (every row in bypass) is offered on out_row_o from cycle t + 10 on, if nothing stalled.
 //
 // Tags: in bypass every output row carries its input row's tag; when pooling, each output row
 // carries the tag of the last input row that reached the pooling unit before it was produced

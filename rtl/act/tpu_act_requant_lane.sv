@@ -1,16 +1,20 @@
-// One output channel of the requantization datapath (see tpu_act_requant): stages 1 to 4 of
+// One output channel of the requantization datapath (see tpu_act_requant): stages 1 to 5 of
 // y = clamp(zp + MultiplyByQuantizedMultiplier(acc + bias, M0, shift), act_min, act_max),
 // bit-exact with TFLite / gemmlowp (host_driver/golden/requant.h):
 //   stage 1: x  = (acc + bias) << max(shift, 0)        int32, both steps wrap
-//   stage 2: p  = x * M0                               32 x 32 -> 64 signed, bits [63:30] kept
-//   stage 3: s  = RoundingDivideByPOT(SRDHM(x, M0), max(-shift, 0))
-//   stage 4: y  = clamp(s + zp, act_min, act_max)      the add is exact (33 bits)
+//   stage 2: p  = x * M0, in carry-save form           32 x 32 -> 64 signed, bits [63:30] kept
+//   stage 3: P  = p[63:30], the carry-save terms added; saturation and rounding constant
+//   stage 4: s  = RoundingDivideByPOT(SRDHM(x, M0), max(-shift, 0)), P + K shifted
+//   stage 5: y  = clamp(s + zp, act_min, act_max)      the add is exact (33 bits)
+// The multiply is split over stages 2 and 3 so that no stage is deeper than the logic-depth
+// budget (64 gate levels, docs/fpga.md): a tree to two rows (tpu_mul_csa_reg, 35 levels), then
+// their add (one adder instead of the 85 to 95 levels of `*` in one stage).
 // Each stage register loads when its bit of en_i is set and holds otherwise; the controller
 // (tpu_act_requant) sets it when the stage takes a valid row. Latency: y_o shows a row's result
-// 4 loads after acc_i was taken. Datapath registers have no reset: only valid bits need one.
+// 5 loads after acc_i was taken. Datapath registers have no reset: only valid bits need one.
 module tpu_act_requant_lane (
   input  logic                  clk_i,
-  input  logic [3:0]            en_i,              // bit s: the stage s+1 register loads
+  input  logic [4:0]            en_i,              // bit s: the stage s+1 register loads
   input  logic [31:0]           acc_i,             // int32 accumulator, taken by stage 1
   input  logic [31:0]           bias_i,            // int32 bias, added with wraparound
   input  logic [31:0]           multiplier_i,      // M0 as signed Q0.31 (any int32 value)
@@ -18,7 +22,7 @@ module tpu_act_requant_lane (
   input  logic [7:0]            out_zero_point_i,  // int8 output zero point
   input  logic [7:0]            act_min_i,         // int8 lower clamp bound
   input  logic [7:0]            act_max_i,         // int8 upper clamp bound, >= act_min_i
-  output logic [7:0]            y_o                // int8 result (stage 4 register)
+  output logic [7:0]            y_o                // int8 result (stage 5 register)
 );
 
   // Exponents: left = max(shift, 0) in [0, 30], right = max(-shift, 0) in [0, 31].
@@ -31,13 +35,27 @@ module tpu_act_requant_lane (
     right_shift = shift_neg ? 5'(-shift_i) : 5'd0;
   end
 
+  // a + b + cin (35 bits) with prefix carries (Kogge-Stone), for the adds of stages 1, 3 and 4:
+  // a plain `+` maps to a carry chain, which with the logic around it came to 69, 76 and 75
+  // gate levels (the budget is 64, docs/fpga.md).
+  function automatic logic [34:0] add_ks(logic [34:0] a, logic [34:0] b, logic cin);
+    logic [34:0] g, p;
+    g = (a & b) | {34'b0, (a[0] ^ b[0]) & cin};
+    p = a ^ b;
+    for (int span = 1; span < 35; span = 2 * span) begin
+      g = g | (p & (g << span));
+      p = p & (p << span);
+    end
+    add_ks = a ^ b ^ {g[33:0], cin};
+  endfunction
+
   // ---------------------------------------------------------------------------------------
   // Stage 1: bias add and TFLite's x * 2^left, both wrapping in int32
   // ---------------------------------------------------------------------------------------
   logic [31:0] biased, x_d1, x_q1;
 
   always_comb begin
-    biased = acc_i + bias_i;
+    biased = 32'(add_ks({3'b0, acc_i}, {3'b0, bias_i}, 1'b0));
     x_d1   = biased << left_shift;
   end
 
@@ -46,28 +64,28 @@ module tpu_act_requant_lane (
   end
 
   // ---------------------------------------------------------------------------------------
-  // Stage 2: the 32 x 32 -> 64 signed multiply, alone in its stage. Bits [29:0] of the
-  // product never reach the result (the rounding constant 2^30 only carries into bit 30).
+  // Stage 2: the 32 x 32 -> 64 signed multiply, a tree into carry-save terms that stage 3 adds.
+  // Bits [29:0] of the product never reach the result (the rounding constant 2^30 only carries
+  // into bit 30): their carry into bit 30 is all that is kept of them.
   // ---------------------------------------------------------------------------------------
-  logic signed [63:0] x_ext, m_ext;
-  /* verilator lint_off UNUSEDSIGNAL */  // bits [29:0] cannot affect the result, see above
-  logic signed [63:0] product;
-  /* verilator lint_on UNUSEDSIGNAL */
-  logic        [33:0] prod_hi_d2, prod_hi_q2;
+  logic [33:0] sum_q2, carry_q2;
+  logic        cin_q2;
 
-  always_comb begin
-    x_ext      = $signed({{32{x_q1[31]}}, x_q1});
-    m_ext      = $signed({{32{multiplier_i[31]}}, multiplier_i});
-    product    = x_ext * m_ext;  // exact: |x * M0| <= 2^62
-    prod_hi_d2 = product[63:30];
-  end
-
-  always_ff @(posedge clk_i) begin
-    if (en_i[1]) prod_hi_q2 <= prod_hi_d2;
-  end
+  tpu_mul_csa_reg #(
+    .Width(32),
+    .Drop (30)
+  ) u_mul (
+    .clk_i  (clk_i),
+    .en_i   (en_i[1]),
+    .a_i    (x_q1),
+    .b_i    (multiplier_i),
+    .sum_o  (sum_q2),
+    .carry_o(carry_q2),
+    .cin_o  (cin_q2)
+  );
 
   // ---------------------------------------------------------------------------------------
-  // Stage 3: SaturatingRoundingDoublingHighMul, then RoundingDivideByPOT.
+  // Stages 3 and 4: SaturatingRoundingDoublingHighMul, then RoundingDivideByPOT.
   // gemmlowp's (p + nudge) / 2^31, truncating, with nudge 2^30 or 1 - 2^30 by the sign of p, is
   // floor((p + 2^30) / 2^31) for both signs (round half up) = floor((P + 1) / 2) with P =
   // p[63:30]. The only result beyond int32 is 2^31 from INT32_MIN * INT32_MIN; it saturates to
@@ -84,60 +102,79 @@ module tpu_act_requant_lane (
   //  - P + 1 in [-2^33, -2^32) (34 bits, with P = 2^33 - 1 wrapping there): the 32-bit v is
   //    v + 2^32, i.e. P with bit 33 flipped (never reached by a product, kept exact anyway).
   // ---------------------------------------------------------------------------------------
-  /* verilator lint_off UNUSEDSIGNAL */  // bits above 31 of the shifted sum are its sign
-  logic signed [34:0] total, shifted;
-  /* verilator lint_on UNUSEDSIGNAL */
-  logic        [33:0] p_adj;
-  logic        [34:0] round_k;
-  logic               low_ones, v_sat, v_wrap, v_neg;
-  logic        [31:0] scaled_d3, scaled_q3;
+  // Stage 3 adds the product's terms into P and decides, from P, the saturation, the wrap and
+  // the rounding constant K; stage 4 adds K and shifts. (One stage for both measured 84 gate
+  // levels, the budget is 64.)
+  // ---------------------------------------------------------------------------------------
+
+  logic        [33:0] prod_hi;  // P = p[63:30]; exact: |x * M0| <= 2^62
+  logic        [33:0] p_adj, p_adj_q3;
+  logic        [34:0] round_k, round_k_q3;
+  logic               low_ones, v_sat, v_sat_q3, v_wrap, v_neg;
 
   always_comb begin
+    prod_hi  = 34'(add_ks({1'b0, sum_q2}, {1'b0, carry_q2}, cin_q2));
     // P + 1's bits 33:32 from P's: + 1 carries into bit 32 exactly when P[31:0] is all ones.
-    low_ones = &prod_hi_q2[31:0];
-    v_sat    = low_ones ? prod_hi_q2[33:32] == 2'b00 : prod_hi_q2[33:32] == 2'b01;
-    v_wrap   = low_ones ? prod_hi_q2[33:32] == 2'b01 : prod_hi_q2[33:32] == 2'b10;
-    p_adj    = {prod_hi_q2[33] ^ v_wrap, prod_hi_q2[32:0]};
+    low_ones = &prod_hi[31:0];
+    v_sat    = low_ones ? prod_hi[33:32] == 2'b00 : prod_hi[33:32] == 2'b01;
+    v_wrap   = low_ones ? prod_hi[33:32] == 2'b01 : prod_hi[33:32] == 2'b10;
+    p_adj    = {prod_hi[33] ^ v_wrap, prod_hi[32:0]};
     v_neg    = p_adj[33] && !(&p_adj[32:0]);
     // K without an adder: 2^e - 1 (e ones) or 2^e + 1 (two bits), by the sign.
     round_k  = 35'd1;
     if (right_shift != 5'd0) begin
       round_k = v_neg ? (35'd1 << right_shift) - 35'd1 : (35'd1 << right_shift) | 35'd1;
     end
-    total    = $signed({p_adj[33], p_adj}) + $signed(round_k);
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (en_i[2]) begin
+      p_adj_q3   <= p_adj;
+      round_k_q3 <= round_k;
+      v_sat_q3   <= v_sat;
+    end
+  end
+
+  /* verilator lint_off UNUSEDSIGNAL */  // bits above 31 of the shifted sum are its sign
+  logic signed [34:0] total, shifted;
+  /* verilator lint_on UNUSEDSIGNAL */
+  logic        [31:0] scaled_d4, scaled_q4;
+
+  always_comb begin
+    total    = $signed(add_ks({p_adj_q3[33], p_adj_q3}, round_k_q3, 1'b0));
     shifted  = total >>> ({1'b0, right_shift} + 6'd1);
-    if (v_sat) begin
-      scaled_d3 = (right_shift == 5'd0) ? 32'h7FFF_FFFF : 32'h8000_0000 >> right_shift;
+    if (v_sat_q3) begin
+      scaled_d4 = (right_shift == 5'd0) ? 32'h7FFF_FFFF : 32'h8000_0000 >> right_shift;
     end else begin
-      scaled_d3 = shifted[31:0];
+      scaled_d4 = shifted[31:0];
     end
   end
 
   always_ff @(posedge clk_i) begin
-    if (en_i[2]) scaled_q3 <= scaled_d3;
+    if (en_i[3]) scaled_q4 <= scaled_d4;
   end
 
   // ---------------------------------------------------------------------------------------
-  // Stage 4: exact zero-point add (33 bits) and the activation clamp (none, ReLU, ReLU6 ...)
+  // Stage 5: exact zero-point add (33 bits) and the activation clamp (none, ReLU, ReLU6 ...)
   // ---------------------------------------------------------------------------------------
   logic signed [32:0] with_zp, lo, hi;
-  logic        [7:0]  y_d4, y_q4;
+  logic        [7:0]  y_d5, y_q5;
 
   always_comb begin
-    with_zp = $signed({scaled_q3[31], scaled_q3}) + $signed({{25{out_zero_point_i[7]}},
+    with_zp = $signed({scaled_q4[31], scaled_q4}) + $signed({{25{out_zero_point_i[7]}},
                                                              out_zero_point_i});
     lo      = $signed({{25{act_min_i[7]}}, act_min_i});
     hi      = $signed({{25{act_max_i[7]}}, act_max_i});
     // std::clamp order: below the minimum first.
-    if (with_zp < lo)      y_d4 = act_min_i;
-    else if (with_zp > hi) y_d4 = act_max_i;
-    else                   y_d4 = with_zp[7:0];
+    if (with_zp < lo)      y_d5 = act_min_i;
+    else if (with_zp > hi) y_d5 = act_max_i;
+    else                   y_d5 = with_zp[7:0];
   end
 
   always_ff @(posedge clk_i) begin
-    if (en_i[3]) y_q4 <= y_d4;
+    if (en_i[4]) y_q5 <= y_d5;
   end
 
-  assign y_o = y_q4;
+  assign y_o = y_q5;
 
 endmodule

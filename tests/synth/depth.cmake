@@ -21,6 +21,7 @@ tpu_add_depth_test(tpu_skew TOP tpu_skew SOURCES ${TPU_RTL_PKG} ${TPU_RTL_PRIM})
 tpu_add_depth_test(tpu_tap_delay TOP tpu_tap_delay SOURCES ${TPU_RTL_PKG} ${TPU_RTL_PRIM}
   PARAMS Depth=4)
 tpu_add_depth_test(tpu_add_short TOP tpu_add_short SOURCES ${TPU_RTL_PKG} ${TPU_RTL_PRIM})
+tpu_add_depth_test(tpu_mul_csa_reg TOP tpu_mul_csa_reg SOURCES ${TPU_RTL_PKG} ${TPU_RTL_PRIM})
 # MXU (the PE's depth does not depend on N).
 tpu_add_depth_test(tpu_mxu_pe TOP tpu_mxu_pe SOURCES ${TPU_RTL_PKG} ${TPU_RTL_MXU})
 tpu_add_depth_test(tpu_mxu_weight_ctrl TOP tpu_mxu_weight_ctrl

@@ -14,7 +14,7 @@ namespace tpu::tb {
 template <typename Vtop, int N>
 class ActHarnessImpl final : public ActHarness {
  public:
-  static constexpr int kLatency = 9;    // tpu_act_requant (5) + tpu_act_pool (4)
+  static constexpr int kLatency = 10;   // tpu_act_requant (6) + tpu_act_pool (4)
   static constexpr size_t kSize = N;
 
   explicit ActHarnessImpl(const HarnessOptions& opts) : h_(opts) {}

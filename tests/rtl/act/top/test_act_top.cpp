@@ -271,7 +271,7 @@ TEST_F(ActTopTest, ThroughputBypass) {
   ActConfig cfg;
   cfg.requant = Requant(0.0007, true, -10, Relu6(), rng_);
   const ActTopStreamStats st = Check(cfg, {RandomAcc(kRows, rng_)}, ActTopStreamOptions{});
-  EXPECT_EQ(h_->latency(), 9);
+  EXPECT_EQ(h_->latency(), 10);
   EXPECT_EQ(st.first_out, uint64_t(h_->latency()));
   EXPECT_EQ(st.cycles, uint64_t(kRows + h_->latency()));
   EXPECT_EQ(st.in_wait, 0u);
