@@ -1,8 +1,9 @@
 // One output channel of the requantization datapath (see tpu_act_requant): stages 1 to 5 of
 // y = clamp(zp + MultiplyByQuantizedMultiplier(acc + bias, M0, shift), act_min, act_max),
 // bit-exact with TFLite / gemmlowp (host_driver/golden/requant.h):
-//   stage 1: x  = (acc + bias) << max(shift, 0)        int32, both steps wrap
-//   stage 2: p  = x * M0, in carry-save form           32 x 32 -> 64 signed, bits [63:30] kept
+//   stage 1: acc + bias                                int32, wraps
+//   stage 2: p  = x * M0, x = (acc + bias) << max(shift, 0) (wraps), p in carry-save form:
+//            32 x 32 -> 64 signed, bits [63:30] kept
 //   stage 3: P  = p[63:30], the carry-save terms added; saturation and rounding constant
 //   stage 4: s  = RoundingDivideByPOT(SRDHM(x, M0), max(-shift, 0)), P + K shifted
 //   stage 5: y  = clamp(s + zp, act_min, act_max)      the add is exact (33 bits)
@@ -50,18 +51,17 @@ module tpu_act_requant_lane (
   endfunction
 
   // ---------------------------------------------------------------------------------------
-  // Stage 1: bias add and TFLite's x * 2^left, both wrapping in int32
+  // Stage 1: the bias add, wrapping in int32. TFLite's x * 2^left (wrapping too) is the first
+  // step of stage 2, in front of the multiply: with the add in one stage the two came to 56 to
+  // 60 gate levels, close to the budget; the shift is a few levels, the tree 35.
   // ---------------------------------------------------------------------------------------
-  logic [31:0] biased, x_d1, x_q1;
-
-  always_comb begin
-    biased = 32'(add_ks({3'b0, acc_i}, {3'b0, bias_i}, 1'b0));
-    x_d1   = biased << left_shift;
-  end
+  logic [31:0] biased_q1, x_shifted;
 
   always_ff @(posedge clk_i) begin
-    if (en_i[0]) x_q1 <= x_d1;
+    if (en_i[0]) biased_q1 <= 32'(add_ks({3'b0, acc_i}, {3'b0, bias_i}, 1'b0));
   end
+
+  assign x_shifted = biased_q1 << left_shift;
 
   // ---------------------------------------------------------------------------------------
   // Stage 2: the 32 x 32 -> 64 signed multiply, a tree into carry-save terms that stage 3 adds.
@@ -77,7 +77,7 @@ module tpu_act_requant_lane (
   ) u_mul (
     .clk_i  (clk_i),
     .en_i   (en_i[1]),
-    .a_i    (x_q1),
+    .a_i    (x_shifted),
     .b_i    (multiplier_i),
     .sum_o  (sum_q2),
     .carry_o(carry_q2),
