@@ -114,3 +114,33 @@ function(tpu_add_depth_test name)
   set_tests_properties(depth.${name} PROPERTIES LABELS ${ARG_LABEL} TIMEOUT 1800)
   set_property(GLOBAL APPEND PROPERTY TPU_DEPTH_BLOCKS ${name})
 endfunction()
+
+# tpu_add_equiv_test(<name> <primitive.sv> <gold> <gate> [SEQUENTIAL])
+#
+# A ctest `synth.<name>` (label `synth`): Yosys SAT proves two modules equal for every input,
+# `gold` (the plain operator) and `gate` (the primitive under test around it), both given as
+# Verilog text with the same ports. Combinational by default; SEQUENTIAL proves the outputs
+# equal in every cycle, by induction from zeroed registers.
+function(tpu_add_equiv_test name prim gold gate)
+  if(NOT YOSYS)
+    message(WARNING "yosys not found: synth.${name} not added")
+    return()
+  endif()
+  set(sat "sat -verify -prove-asserts")
+  if("${ARGV4}" STREQUAL "SEQUENTIAL")
+    string(APPEND sat " -tempinduct -set-init-zero")
+  endif()
+  set(script ${CMAKE_BINARY_DIR}/synth/${name}.ys)
+  file(WRITE ${script}
+    "read_verilog -sv -DSYNTHESIS -I${TPU_RTL_INCLUDE_DIR} ${prim}\n"
+    "read_verilog -sv <<EOT\n${gold}\n${gate}\nEOT\n"
+    "hierarchy -check\n"
+    "proc\n"
+    "flatten\n"
+    "miter -equiv -flatten -make_assert gold gate miter\n"
+    "hierarchy -top miter\n"
+    "${sat} miter\n")
+  add_test(NAME synth.${name}
+    COMMAND ${YOSYS} -q -l ${CMAKE_BINARY_DIR}/synth/${name}.log -s ${script})
+  set_tests_properties(synth.${name} PROPERTIES LABELS synth TIMEOUT 300)
+endfunction()

@@ -19,35 +19,21 @@ tpu_add_synth_test(act_requant_n8_inferred TOP tpu_act_requant
 foreach(params IN ITEMS "2;1" "3;2" "4;3" "5;1" "6;5" "8;6")
   list(GET params 0 w)
   list(GET params 1 d)
-  set(name mul_csa_reg_${w}_${d})
-  set(script ${CMAKE_BINARY_DIR}/synth/${name}.ys)
-  file(WRITE ${script}
-    "read_verilog -sv -DSYNTHESIS -I${TPU_RTL_INCLUDE_DIR} ${TPU_RTL_PRIM_DIR}/tpu_mul_csa_reg.sv\n"
-    "read_verilog -sv <<EOT\n"
-    "module star (input clk, input en, input signed [${w}-1:0] a, input signed [${w}-1:0] b,\n"
-    "             output [2*${w}-${d}-1:0] y);\n"
-    "  reg signed [2*${w}-1:0] p;\n"
-    "  always @(posedge clk) if (en) p <= a * b;\n"
-    "  assign y = p[2*${w}-1:${d}];\n"
-    "endmodule\n"
-    "module tree (input clk, input en, input [${w}-1:0] a, input [${w}-1:0] b,\n"
-    "             output [2*${w}-${d}-1:0] y);\n"
-    "  wire [2*${w}-${d}-1:0] s, c;\n"
-    "  wire ci;\n"
-    "  tpu_mul_csa_reg #(.Width(${w}), .Drop(${d})) u_mul (.clk_i(clk), .en_i(en), .a_i(a),\n"
-    "    .b_i(b), .sum_o(s), .carry_o(c), .cin_o(ci));\n"
-    "  assign y = s + c + ci;\n"
-    "endmodule\n"
-    "EOT\n"
-    "hierarchy -check\n"
-    "proc\n"
-    "flatten\n"
-    "miter -equiv -flatten -make_assert star tree miter\n"
-    "hierarchy -top miter\n"
-    "sat -verify -prove-asserts -tempinduct -set-init-zero miter\n")
-  add_test(NAME synth.${name} COMMAND ${YOSYS} -q -l ${CMAKE_BINARY_DIR}/synth/${name}.log
-                                      -s ${script})
-  set_tests_properties(synth.${name} PROPERTIES LABELS synth TIMEOUT 300)
+  tpu_add_equiv_test(mul_csa_reg_${w}_${d} ${TPU_RTL_PRIM_DIR}/tpu_mul_csa_reg.sv
+    "module gold (input clk, input en, input signed [${w}-1:0] a, input signed [${w}-1:0] b,
+             output [2*${w}-${d}-1:0] y);
+  reg signed [2*${w}-1:0] p;
+  always @(posedge clk) if (en) p <= a * b;
+  assign y = p[2*${w}-1:${d}];
+endmodule"
+    "module gate (input clk, input en, input [${w}-1:0] a, input [${w}-1:0] b,
+             output [2*${w}-${d}-1:0] y);
+  wire [2*${w}-${d}-1:0] s, c;
+  wire ci;
+  tpu_mul_csa_reg #(.Width(${w}), .Drop(${d})) u_mul (.clk_i(clk), .en_i(en), .a_i(a),
+    .b_i(b), .sum_o(s), .carry_o(c), .cin_o(ci));
+  assign y = s + c + ci;
+endmodule" SEQUENTIAL)
 endforeach()
 # ---- end of requantization stage ----
 # ---- Pooling unit (tpu_act_pool; rtl/act/tpu_act_pool*.sv) ----
