@@ -15,8 +15,8 @@
 // controller for a whole pass: from the first row's acceptance until busy_o falls (asserted).
 //
 // Pipeline, one row per cycle, valid/ready on both sides:
-//   stage 1  bias add, left shift              stage 4  SRDHM rounding, rounding right shift
-//   stage 2  32 x 32 multiply, carry-save      stage 5  zero-point add, clamp
+//   stage 1  bias add                          stage 4  SRDHM rounding, rounding right shift
+//   stage 2  left shift, 32 x 32 multiply      stage 5  zero-point add, clamp
 //   stage 3  the product's add                 stage 6  lookup table (or bypass), output
 // Latency 6: a row accepted in cycle t (in_valid_i && in_ready_o) is offered on out_row_o from
 // cycle t + 6 on, if the output was not stalled. Every stage has its own enable and a stage
