@@ -33,9 +33,10 @@
 // no padding steps and stream back to back at one row per cycle. At most one output row per
 // cycle. Every stage is a valid/ready register that fills bubbles, so an output stall stops the
 // input only once the stages are full, and nothing is lost; in_ready_o depends combinationally
-// on out_ready_i through the stages' ready chain. The configuration is read combinationally and
-// must stay stable while busy_o is high (it may change in the cycle that offers an image's
-// first row, when the unit is idle).
+// on out_ready_i through the stages' ready chain. The configuration is registered (with what
+// the sequencer derives from it) every cycle and read from that register: it must be stable
+// from the cycle before an image's first row is offered until busy_o falls (it may change only
+// while the unit is idle, at least one cycle before the next image).
 //
 // Each output row carries the tag of the last input row accepted before it was produced (the
 // input row that completed its window, or the image's last row for windows ending on padding).
@@ -94,49 +95,78 @@ module tpu_act_pool #(
   localparam int unsigned RW = 3 * (2 * SW + $clog2(MaxWindow * MaxWindow) + 3);
 
   // ---------------------------------------------------------------------------------------
-  // Configuration. Bypass runs as a 1x1 max pooling of 1x1 images, without the clamp.
+  // Configuration register: the configuration and what the sequencer derives from it (the
+  // axes' VALID / SAME arithmetic), registered every cycle, so that the derivation is not on
+  // the sequencer's paths (from the configuration inputs into the position counters it was
+  // the activation pipeline's critical path on an FPGA, docs/fpga.md). The inputs must
+  // therefore be stable the cycle before an image's first row is offered (see the header).
+  // Bypass runs as a 1x1 max pooling of 1x1 images, without the clamp.
   // ---------------------------------------------------------------------------------------
-  logic          bypass, is_avg;
-  logic [XW-1:0] in_w, win_w, str_w, steps_x, first_x;
-  logic [YW-1:0] in_h, win_h, str_h, steps_y, first_y;
-  logic [KW-1:0] win_w_k, win_h_k;
+  logic          bypass_d, is_avg_d, same_d;
+  logic [XW-1:0] in_w_d, win_w_d, str_w_d, steps_x_d, first_x_d;
+  logic [YW-1:0] in_h_d, win_h_d, str_h_d, steps_y_d, first_y_d;
 
   always_comb begin
-    bypass  = cfg_mode_i == PoolModeBypass;
-    is_avg  = cfg_mode_i == PoolModeAvg;
-    in_w    = bypass ? XW'(1) : XW'(cfg_in_w_i);
-    win_w   = bypass ? XW'(1) : XW'(cfg_window_w_i);
-    str_w   = bypass ? XW'(1) : XW'(cfg_stride_w_i);
-    in_h    = bypass ? YW'(1) : YW'(cfg_in_h_i);
-    win_h   = bypass ? YW'(1) : YW'(cfg_window_h_i);
-    str_h   = bypass ? YW'(1) : YW'(cfg_stride_h_i);
-    win_w_k = KW'(win_w);
-    win_h_k = KW'(win_h);
+    bypass_d = cfg_mode_i == PoolModeBypass;
+    is_avg_d = cfg_mode_i == PoolModeAvg;
+    same_d   = cfg_same_i && !bypass_d;
+    in_w_d   = bypass_d ? XW'(1) : XW'(cfg_in_w_i);
+    win_w_d  = bypass_d ? XW'(1) : XW'(cfg_window_w_i);
+    str_w_d  = bypass_d ? XW'(1) : XW'(cfg_stride_w_i);
+    in_h_d   = bypass_d ? YW'(1) : YW'(cfg_in_h_i);
+    win_h_d  = bypass_d ? YW'(1) : YW'(cfg_window_h_i);
+    str_h_d  = bypass_d ? YW'(1) : YW'(cfg_stride_h_i);
   end
 
   tpu_act_pool_axis #(
     .Width    (XW),
     .MaxStride(MaxStride)
   ) u_axis_x (
-    .in_i       (in_w),
-    .window_i   (win_w),
-    .stride_i   (str_w),
-    .same_i     (cfg_same_i && !bypass),
-    .steps_o    (steps_x),
-    .first_end_o(first_x)
+    .in_i       (in_w_d),
+    .window_i   (win_w_d),
+    .stride_i   (str_w_d),
+    .same_i     (same_d),
+    .steps_o    (steps_x_d),
+    .first_end_o(first_x_d)
   );
 
   tpu_act_pool_axis #(
     .Width    (YW),
     .MaxStride(MaxStride)
   ) u_axis_y (
-    .in_i       (in_h),
-    .window_i   (win_h),
-    .stride_i   (str_h),
-    .same_i     (cfg_same_i && !bypass),
-    .steps_o    (steps_y),
-    .first_end_o(first_y)
+    .in_i       (in_h_d),
+    .window_i   (win_h_d),
+    .stride_i   (str_h_d),
+    .same_i     (same_d),
+    .steps_o    (steps_y_d),
+    .first_end_o(first_y_d)
   );
+
+  // Registered: the last step of a row and of an image (steps - 1), and the clamp bounds as
+  // the output stage uses them (act_lo: act_min, or act_max if act_min > act_max).
+  logic              bypass, is_avg;
+  logic [XW-1:0]     in_w, str_w, last_x, first_x;
+  logic [YW-1:0]     in_h, str_h, last_y, first_y;
+  logic [KW-1:0]     win_w_k, win_h_k;
+  logic signed [7:0] act_lo, act_hi;
+
+  // No reset: loaded every cycle, and read only once an image starts.
+  always_ff @(posedge clk_i) begin
+    bypass  <= bypass_d;
+    is_avg  <= is_avg_d;
+    in_w    <= in_w_d;
+    str_w   <= str_w_d;
+    last_x  <= steps_x_d - XW'(1);
+    first_x <= first_x_d;
+    in_h    <= in_h_d;
+    str_h   <= str_h_d;
+    last_y  <= steps_y_d - YW'(1);
+    first_y <= first_y_d;
+    win_w_k <= KW'(win_w_d);
+    win_h_k <= KW'(win_h_d);
+    act_lo  <= (cfg_act_min_i > cfg_act_max_i) ? cfg_act_max_i : cfg_act_min_i;
+    act_hi  <= cfg_act_max_i;
+  end
 
   // ---------------------------------------------------------------------------------------
   // Sequencer: position of the next step within the image (x, y count real positions from 0,
@@ -184,8 +214,8 @@ module tpu_act_pool #(
     real_px    = x_cur_real && rv[0];
     hcomp      = x == ncx;
     vcomp      = y == ncy;
-    row_end    = x == steps_x - XW'(1);
-    img_end    = row_end && (y == steps_y - YW'(1));
+    row_end    = x == last_x;
+    img_end    = row_end && (y == last_y);
     in_ready_o = s1_ready && real_px;
     step       = s1_ready && (in_valid_i || !real_px);
     step_tag   = real_px ? in_tag_i : tag_q;
@@ -496,7 +526,6 @@ module tpu_act_pool #(
 
   for (genvar l = 0; l < N; l++) begin : g_out
     logic signed [SW-1:0] v, avg, pooled, lo, hi;
-    logic [7:0]           lo_clamped;
     logic                 below, above;
     logic [7:0]           res;
     assign v = s3_v_q[l*SW +: SW];
@@ -514,18 +543,18 @@ module tpu_act_pool #(
     );
 
     always_comb begin
-      lo     = SW'(cfg_act_min_i);
-      hi     = SW'(cfg_act_max_i);
+      lo     = SW'(act_lo);
+      hi     = SW'(act_hi);
       pooled = is_avg ? avg : v;
-      // The clamp max(min(pooled, ...)) as two compares side by side rather than one after the
-      // other: a value below lo becomes lo, then hi if lo > hi (a config compare, off the path).
-      lo_clamped = (lo > hi) ? cfg_act_max_i : cfg_act_min_i;
-      below      = pooled < lo;
-      above      = pooled > hi;
-      res        = pooled[7:0];
+      // The clamp max(min(pooled, act_min), act_max) as two compares side by side rather than
+      // one after the other: with act_lo = min(act_min, act_max) (registered above), a value
+      // below act_lo becomes act_lo, one above act_max becomes act_max.
+      below = pooled < lo;
+      above = pooled > hi;
+      res   = pooled[7:0];
       if (!bypass) begin
-        if (below)      res = lo_clamped;
-        else if (above) res = hi[7:0];
+        if (below)      res = act_lo;
+        else if (above) res = act_hi;
       end
     end
     assign pooled_row[l*8 +: 8] = res;
@@ -572,7 +601,7 @@ module tpu_act_pool #(
   always_comb begin
     cfg_legal = cfg_mode_i == PoolModeBypass || cfg_mode_i == PoolModeMax ||
                 cfg_mode_i == PoolModeAvg;
-    if (!bypass) begin
+    if (!bypass_d) begin
       cfg_legal = cfg_legal &&
           // Waiver: a limit may be the largest value its field holds (tpu_core builds image 255
           // in 8 bits, window 15 in 4 bits), which makes these comparisons constant there.
@@ -596,6 +625,13 @@ module tpu_act_pool #(
                    MaxStride < (1 << WinWidth))
   `TPU_ASSERT(NoXOnValid, !$isunknown(in_valid_i) && !$isunknown(out_ready_i), clk_i, rst_ni)
   `TPU_ASSERT(ConfigLegal, !step || cfg_legal, clk_i, rst_ni)
+  // The configuration register holds the inputs of the cycle before: an image's first step
+  // needs them unchanged since then.
+  `TPU_ASSERT(ConfigSettledAtImageStart,
+              !(start_q && step) || ($stable(cfg_mode_i) && $stable(cfg_in_h_i) &&
+              $stable(cfg_in_w_i) && $stable(cfg_window_h_i) && $stable(cfg_window_w_i) &&
+              $stable(cfg_stride_h_i) && $stable(cfg_stride_w_i) && $stable(cfg_same_i) &&
+              $stable(cfg_act_min_i) && $stable(cfg_act_max_i)), clk_i, rst_ni)
   `TPU_ASSERT(ConfigStableWhileBusy,
               !$past(busy_o) || ($stable(cfg_mode_i) && $stable(cfg_in_h_i) &&
               $stable(cfg_in_w_i) && $stable(cfg_window_h_i) && $stable(cfg_window_w_i) &&

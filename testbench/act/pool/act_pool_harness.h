@@ -50,7 +50,12 @@ class ActPoolHarness {
   virtual void Eval() = 0;  // settle combinational outputs after changing inputs
 
   // Inputs hold their value until set again. `row` has n() values, ignored when !valid.
+  // SetConfig applies `cfg` while the unit is idle and clocks one cycle with no row offered
+  // (the unit registers its configuration the cycle before an image's first row); call SetIn
+  // after it. SetConfigInputs sets the configuration inputs alone, without a clock (for tests
+  // of that contract).
   virtual void SetConfig(const ActPoolConfig& cfg) = 0;
+  virtual void SetConfigInputs(const ActPoolConfig& cfg) = 0;
   virtual void SetIn(bool valid, const int8_t* row, uint32_t tag) = 0;
   virtual void SetOutReady(bool ready) = 0;
 

@@ -20,7 +20,7 @@ class ActPoolHarnessImpl final : public ActPoolHarness {
   bool tracing() const override { return h_.tracing(); }
 
   void Reset() override {
-    SetConfig(ActPoolConfig{});
+    SetConfigInputs(ActPoolConfig{});  // registered during the reset's cycles
     SetIn(false, nullptr, 0);
     SetOutReady(true);
     h_.Reset();
@@ -29,17 +29,10 @@ class ActPoolHarnessImpl final : public ActPoolHarness {
   void Eval() override { h_.Eval(); }
 
   void SetConfig(const ActPoolConfig& cfg) override {
-    auto& d = h_.dut();
-    d.cfg_mode_i = static_cast<uint8_t>(cfg.mode);
-    d.cfg_in_h_i = static_cast<uint16_t>(cfg.in_h);
-    d.cfg_in_w_i = static_cast<uint16_t>(cfg.in_w);
-    d.cfg_window_h_i = static_cast<uint8_t>(cfg.window_h);
-    d.cfg_window_w_i = static_cast<uint8_t>(cfg.window_w);
-    d.cfg_stride_h_i = static_cast<uint8_t>(cfg.stride_h);
-    d.cfg_stride_w_i = static_cast<uint8_t>(cfg.stride_w);
-    d.cfg_same_i = cfg.same;
-    d.cfg_act_min_i = static_cast<uint8_t>(cfg.act_min);
-    d.cfg_act_max_i = static_cast<uint8_t>(cfg.act_max);
+    SetConfigInputs(cfg);
+    SetIn(false, nullptr, 0);
+    Eval();
+    Tick();
   }
   void SetIn(bool valid, const int8_t* row, uint32_t tag) override {
     auto& d = h_.dut();
@@ -55,6 +48,20 @@ class ActPoolHarnessImpl final : public ActPoolHarness {
   uint32_t out_tag() override { return h_.dut().out_tag_o; }
   void GetOut(int8_t* row) override {
     for (int c = 0; c < N; ++c) row[c] = int8_t(GetBits(h_.dut().out_row_o, 8 * c, 8));
+  }
+
+  void SetConfigInputs(const ActPoolConfig& cfg) override {
+    auto& d = h_.dut();
+    d.cfg_mode_i = static_cast<uint8_t>(cfg.mode);
+    d.cfg_in_h_i = static_cast<uint16_t>(cfg.in_h);
+    d.cfg_in_w_i = static_cast<uint16_t>(cfg.in_w);
+    d.cfg_window_h_i = static_cast<uint8_t>(cfg.window_h);
+    d.cfg_window_w_i = static_cast<uint8_t>(cfg.window_w);
+    d.cfg_stride_h_i = static_cast<uint8_t>(cfg.stride_h);
+    d.cfg_stride_w_i = static_cast<uint8_t>(cfg.stride_w);
+    d.cfg_same_i = cfg.same;
+    d.cfg_act_min_i = static_cast<uint8_t>(cfg.act_min);
+    d.cfg_act_max_i = static_cast<uint8_t>(cfg.act_max);
   }
 
  private:

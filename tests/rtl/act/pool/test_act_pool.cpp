@@ -534,5 +534,25 @@ TEST_F(ActPoolTest, ConfigurationsBeyondTheLimitsAreAsserted) {
   }
 }
 
+TEST_F(ActPoolTest, ConfigurationChangedInTheFirstRowsCycleIsAsserted) {
+  // The unit reads its configuration from a register loaded every cycle: a configuration that
+  // arrives in the cycle that offers an image's first row would be read a cycle late.
+  const auto before = Pool(PoolMode::kMax, 4, 4, 2, 2, 2, 2, false);
+  const auto after = Pool(PoolMode::kAvg, 6, 6, 3, 3, 1, 1, true);
+  const auto image = RandomImage(after.in_h, after.in_w, 710);
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        dup2(STDERR_FILENO, STDOUT_FILENO);
+        pool_->SetConfig(before);
+        pool_->SetConfigInputs(after);  // no cycle in between
+        pool_->SetIn(true, image.data(), 0);
+        pool_->SetOutReady(true);
+        pool_->Eval();
+        pool_->Tick();
+      },
+      "assertion ConfigSettledAtImageStart failed");
+}
+
 }  // namespace
 }  // namespace tpu::tb
