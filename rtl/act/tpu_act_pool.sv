@@ -102,31 +102,26 @@ module tpu_act_pool #(
   // therefore be stable the cycle before an image's first row is offered (see the header).
   // Bypass runs as a 1x1 max pooling of 1x1 images, without the clamp.
   // ---------------------------------------------------------------------------------------
-  logic          bypass_d, is_avg_d, same_d;
-  logic [XW-1:0] in_w_d, win_w_d, str_w_d, steps_x_d, first_x_d;
-  logic [YW-1:0] in_h_d, win_h_d, str_h_d, steps_y_d, first_y_d;
+  logic          bypass_d, is_avg_d;
+  logic [XW-1:0] last_x_d, first_x_d;
+  logic [YW-1:0] last_y_d, first_y_d;
 
   always_comb begin
     bypass_d = cfg_mode_i == PoolModeBypass;
     is_avg_d = cfg_mode_i == PoolModeAvg;
-    same_d   = cfg_same_i && !bypass_d;
-    in_w_d   = bypass_d ? XW'(1) : XW'(cfg_in_w_i);
-    win_w_d  = bypass_d ? XW'(1) : XW'(cfg_window_w_i);
-    str_w_d  = bypass_d ? XW'(1) : XW'(cfg_stride_w_i);
-    in_h_d   = bypass_d ? YW'(1) : YW'(cfg_in_h_i);
-    win_h_d  = bypass_d ? YW'(1) : YW'(cfg_window_h_i);
-    str_h_d  = bypass_d ? YW'(1) : YW'(cfg_stride_h_i);
   end
 
+  // The axes from the configuration as given; bypass (a 1x1 image, window and stride: last
+  // step and first window end 0) is chosen after them, at the register.
   tpu_act_pool_axis #(
     .Width    (XW),
     .MaxStride(MaxStride)
   ) u_axis_x (
-    .in_i       (in_w_d),
-    .window_i   (win_w_d),
-    .stride_i   (str_w_d),
-    .same_i     (same_d),
-    .steps_o    (steps_x_d),
+    .in_i       (XW'(cfg_in_w_i)),
+    .window_i   (XW'(cfg_window_w_i)),
+    .stride_i   (XW'(cfg_stride_w_i)),
+    .same_i     (cfg_same_i),
+    .last_step_o(last_x_d),
     .first_end_o(first_x_d)
   );
 
@@ -134,15 +129,15 @@ module tpu_act_pool #(
     .Width    (YW),
     .MaxStride(MaxStride)
   ) u_axis_y (
-    .in_i       (in_h_d),
-    .window_i   (win_h_d),
-    .stride_i   (str_h_d),
-    .same_i     (same_d),
-    .steps_o    (steps_y_d),
+    .in_i       (YW'(cfg_in_h_i)),
+    .window_i   (YW'(cfg_window_h_i)),
+    .stride_i   (YW'(cfg_stride_h_i)),
+    .same_i     (cfg_same_i),
+    .last_step_o(last_y_d),
     .first_end_o(first_y_d)
   );
 
-  // Registered: the last step of a row and of an image (steps - 1), and the clamp bounds as
+  // Registered: the last step of a row and of an image, and the clamp bounds as
   // the output stage uses them (act_lo: act_min, or act_max if act_min > act_max).
   logic              bypass, is_avg;
   logic [XW-1:0]     in_w, str_w, last_x, first_x;
@@ -154,16 +149,16 @@ module tpu_act_pool #(
   always_ff @(posedge clk_i) begin
     bypass  <= bypass_d;
     is_avg  <= is_avg_d;
-    in_w    <= in_w_d;
-    str_w   <= str_w_d;
-    last_x  <= steps_x_d - XW'(1);
-    first_x <= first_x_d;
-    in_h    <= in_h_d;
-    str_h   <= str_h_d;
-    last_y  <= steps_y_d - YW'(1);
-    first_y <= first_y_d;
-    win_w_k <= KW'(win_w_d);
-    win_h_k <= KW'(win_h_d);
+    in_w    <= bypass_d ? XW'(1) : XW'(cfg_in_w_i);
+    str_w   <= bypass_d ? XW'(1) : XW'(cfg_stride_w_i);
+    last_x  <= bypass_d ? '0 : last_x_d;
+    first_x <= bypass_d ? '0 : first_x_d;
+    in_h    <= bypass_d ? YW'(1) : YW'(cfg_in_h_i);
+    str_h   <= bypass_d ? YW'(1) : YW'(cfg_stride_h_i);
+    last_y  <= bypass_d ? '0 : last_y_d;
+    first_y <= bypass_d ? '0 : first_y_d;
+    win_w_k <= bypass_d ? KW'(1) : KW'(cfg_window_w_i);
+    win_h_k <= bypass_d ? KW'(1) : KW'(cfg_window_h_i);
     act_lo  <= (cfg_act_min_i > cfg_act_max_i) ? cfg_act_max_i : cfg_act_min_i;
     act_hi  <= cfg_act_max_i;
   end
@@ -353,21 +348,52 @@ module tpu_act_pool #(
   // columns.
   logic [N*HW-1:0] h_row;
 
-  for (genvar l = 0; l < N; l++) begin : g_hpool
-    logic signed [7:0]    px, hmax;
-    logic signed [HW-1:0] hsum, hres;
-    always_comb begin
-      hmax = -8'sd128;
-      hsum = '0;
-      px   = '0;
-      for (int k = 0; k < MaxWindow; k++) begin
-        px = sr_q[k][l*8 +: 8];
-        if (KW'(k) < win_w_k && cv_q[k]) begin
-          if (px > hmax) hmax = px;
-          hsum = hsum + HW'(px);
-        end
+  // Max and sum of K masked items as balanced trees (log2(K) compares or adds deep, where a
+  // serial walk over the items was K deep: the vertical walk was the activation pipeline's
+  // critical path on an FPGA, docs/fpga.md). Items not used count as the max's identity
+  // (the most negative value) and the sum's (0).
+  // Items are flat (Yosys 0.23 reads no packed-array arguments): item k at k*SW.
+  localparam int unsigned TW = (MaxWindow + 1) * SW;
+
+  function automatic logic [SW-1:0] max_tree(logic [TW-1:0] items, logic [MaxWindow:0] use_k);
+    logic [TW-1:0] t;
+    for (int k = 0; k <= MaxWindow; k++) begin
+      t[k*SW +: SW] = use_k[k] ? items[k*SW +: SW] : {1'b1, {(SW - 1){1'b0}}};
+    end
+    for (int w = 1; w <= MaxWindow; w = 2 * w) begin
+      for (int k = 0; k + w <= MaxWindow; k = k + 2 * w) begin
+        if ($signed(t[(k+w)*SW +: SW]) > $signed(t[k*SW +: SW])) t[k*SW +: SW] = t[(k+w)*SW +: SW];
       end
-      hres = is_avg ? hsum : HW'(hmax);
+    end
+    max_tree = t[SW-1:0];
+  endfunction
+
+  function automatic logic [SW-1:0] sum_tree(logic [TW-1:0] items, logic [MaxWindow:0] use_k);
+    logic [TW-1:0] t;
+    for (int k = 0; k <= MaxWindow; k++) t[k*SW +: SW] = use_k[k] ? items[k*SW +: SW] : '0;
+    for (int w = 1; w <= MaxWindow; w = 2 * w) begin
+      for (int k = 0; k + w <= MaxWindow; k = k + 2 * w) begin
+        t[k*SW +: SW] = t[k*SW +: SW] + t[(k+w)*SW +: SW];
+      end
+    end
+    sum_tree = t[SW-1:0];
+  endfunction
+
+  // The window's columns in stage 1 (entry k of the shift register is used when k < window_w
+  // and its column is real).
+  logic [MaxWindow:0] h_use;
+  always_comb begin
+    h_use = '0;
+    for (int k = 0; k < MaxWindow; k++) h_use[k] = KW'(k) < win_w_k && cv_q[k];
+  end
+
+  for (genvar l = 0; l < N; l++) begin : g_hpool
+    logic [TW-1:0]        items;
+    logic signed [HW-1:0] hres;
+    always_comb begin
+      items = '0;
+      for (int k = 0; k < MaxWindow; k++) items[k*SW +: SW] = SW'($signed(sr_q[k][l*8 +: 8]));
+      hres = is_avg ? HW'(sum_tree(items, h_use)) : HW'(max_tree(items, h_use));
     end
     assign h_row[l*HW +: HW] = hres;
   end
@@ -460,25 +486,17 @@ module tpu_act_pool #(
   logic [N*SW-1:0] v_row;
 
   for (genvar l = 0; l < N; l++) begin : g_vpool
-    logic signed [HW-1:0] hv;
-    logic signed [SW-1:0] vmax, vsum, vres;
+    logic [TW-1:0]        items;
+    logic [MaxWindow:0]   v_use;
+    logic signed [SW-1:0] vres;
     always_comb begin
-      // Every window holds at least one real element, so -128 never survives a max.
-      vmax = -SW'(128);
-      vsum = '0;
-      hv   = s2_h_q[l*HW +: HW];
-      if (s2_cur_q) begin
-        vmax = SW'(hv);
-        vsum = SW'(hv);
-      end
+      // Every window holds at least one real element, so the max's identity never survives.
       for (int b = 0; b < MaxWindow; b++) begin
-        hv = lb_rdata_q[b][l*HW +: HW];
-        if (s2_use_q[b]) begin
-          if (SW'(hv) > vmax) vmax = SW'(hv);
-          vsum = vsum + SW'(hv);
-        end
+        items[b*SW +: SW] = SW'($signed(lb_rdata_q[b][l*HW +: HW]));
       end
-      vres = is_avg ? vsum : vmax;
+      items[MaxWindow*SW +: SW] = SW'($signed(s2_h_q[l*HW +: HW]));
+      v_use = {s2_cur_q, s2_use_q};
+      vres  = is_avg ? sum_tree(items, v_use) : max_tree(items, v_use);
     end
     assign v_row[l*SW +: SW] = vres;
   end

@@ -17,7 +17,7 @@ module tpu_act_pool_axis #(
   input  logic [Width-1:0] window_i,     // window size, >= 1
   input  logic [Width-1:0] stride_i,     // stride, >= 1
   input  logic             same_i,       // 1: SAME padding, 0: VALID
-  output logic [Width-1:0] steps_o,      // in_i + padding after the line
+  output logic [Width-1:0] last_step_o,  // in_i + padding after the line, minus 1
   output logic [Width-1:0] first_end_o   // step (0 = first real position) of the first window's end
 );
 
@@ -47,7 +47,7 @@ module tpu_act_pool_axis #(
     if (same_i && window_i > rem + Width'(1)) pad_total = window_i - Width'(1) - rem;
     pad_before  = pad_total >> 1;
     pad_after   = pad_total - pad_before;
-    steps_o     = in_i + pad_after;
+    last_step_o = last + pad_after;  // (in - 1) + pad_after: no subtract after the add
     first_end_o = window_i - Width'(1) - pad_before;
   end
 

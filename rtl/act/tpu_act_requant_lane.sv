@@ -107,13 +107,14 @@ module tpu_act_requant_lane (
   // levels, the budget is 64.)
   // ---------------------------------------------------------------------------------------
 
-  logic        [33:0] prod_hi;  // P = p[63:30]; exact: |x * M0| <= 2^62
-  logic        [33:0] p_adj, p_adj_q3;
-  logic        [34:0] round_k, round_k_q3;
-  logic               low_ones, v_sat, v_sat_q3, v_wrap, v_neg;
-
-  always_comb begin
-    prod_hi  = 34'(add_ks({1'b0, sum_q2}, {1'b0, carry_q2}, cin_q2));
+  // Stage 3: from the product's terms to {saturated, K, P adjusted for the wrap}.
+  function automatic logic [69:0] stage3(logic [33:0] sum, logic [33:0] carry, logic cin,
+                                         logic [4:0] e);
+    logic [33:0] prod_hi;  // P = p[63:30]; exact: |x * M0| <= 2^62
+    logic [33:0] p_adj;
+    logic [34:0] round_k;
+    logic        low_ones, v_sat, v_wrap, v_neg;
+    prod_hi  = 34'(add_ks({1'b0, sum}, {1'b0, carry}, cin));
     // P + 1's bits 33:32 from P's: + 1 carries into bit 32 exactly when P[31:0] is all ones.
     low_ones = &prod_hi[31:0];
     v_sat    = low_ones ? prod_hi[33:32] == 2'b00 : prod_hi[33:32] == 2'b01;
@@ -122,57 +123,57 @@ module tpu_act_requant_lane (
     v_neg    = p_adj[33] && !(&p_adj[32:0]);
     // K without an adder: 2^e - 1 (e ones) or 2^e + 1 (two bits), by the sign.
     round_k  = 35'd1;
-    if (right_shift != 5'd0) begin
-      round_k = v_neg ? (35'd1 << right_shift) - 35'd1 : (35'd1 << right_shift) | 35'd1;
-    end
+    if (e != 5'd0) round_k = v_neg ? (35'd1 << e) - 35'd1 : (35'd1 << e) | 35'd1;
+    stage3 = {v_sat, round_k, p_adj};
+  endfunction
+
+  // Stage 4: (P + K) >>> (e + 1), or the saturated value's rounded shift.
+  function automatic logic [31:0] stage4(logic [33:0] p_adj, logic [34:0] round_k,
+                                         logic v_sat, logic [4:0] e);
+    /* verilator lint_off UNUSEDSIGNAL */  // bits above 31 of the shifted sum are its sign
+    logic signed [34:0] total, shifted;
+    /* verilator lint_on UNUSEDSIGNAL */
+    total   = $signed(add_ks({p_adj[33], p_adj}, round_k, 1'b0));
+    shifted = total >>> ({1'b0, e} + 6'd1);
+    if (v_sat) stage4 = (e == 5'd0) ? 32'h7FFF_FFFF : 32'h8000_0000 >> e;
+    else       stage4 = shifted[31:0];
+  endfunction
+
+  // The stages' logic is in functions called under the registers' enables, so that Verilator
+  // evaluates it only in the cycles a row enters the stage (as an always_comb it ran every
+  // cycle, in every lane); synthesis sees the same logic.
+  logic [33:0] p_adj_q3;
+  logic [34:0] round_k_q3;
+  logic        v_sat_q3;
+  logic [31:0] scaled_q4;
+
+  always_ff @(posedge clk_i) begin
+    if (en_i[2]) {v_sat_q3, round_k_q3, p_adj_q3} <= stage3(sum_q2, carry_q2, cin_q2, right_shift);
   end
 
   always_ff @(posedge clk_i) begin
-    if (en_i[2]) begin
-      p_adj_q3   <= p_adj;
-      round_k_q3 <= round_k;
-      v_sat_q3   <= v_sat;
-    end
-  end
-
-  /* verilator lint_off UNUSEDSIGNAL */  // bits above 31 of the shifted sum are its sign
-  logic signed [34:0] total, shifted;
-  /* verilator lint_on UNUSEDSIGNAL */
-  logic        [31:0] scaled_d4, scaled_q4;
-
-  always_comb begin
-    total    = $signed(add_ks({p_adj_q3[33], p_adj_q3}, round_k_q3, 1'b0));
-    shifted  = total >>> ({1'b0, right_shift} + 6'd1);
-    if (v_sat_q3) begin
-      scaled_d4 = (right_shift == 5'd0) ? 32'h7FFF_FFFF : 32'h8000_0000 >> right_shift;
-    end else begin
-      scaled_d4 = shifted[31:0];
-    end
-  end
-
-  always_ff @(posedge clk_i) begin
-    if (en_i[3]) scaled_q4 <= scaled_d4;
+    if (en_i[3]) scaled_q4 <= stage4(p_adj_q3, round_k_q3, v_sat_q3, right_shift);
   end
 
   // ---------------------------------------------------------------------------------------
   // Stage 5: exact zero-point add (33 bits) and the activation clamp (none, ReLU, ReLU6 ...)
   // ---------------------------------------------------------------------------------------
-  logic signed [32:0] with_zp, lo, hi;
-  logic        [7:0]  y_d5, y_q5;
-
-  always_comb begin
-    with_zp = $signed({scaled_q4[31], scaled_q4}) + $signed({{25{out_zero_point_i[7]}},
-                                                             out_zero_point_i});
-    lo      = $signed({{25{act_min_i[7]}}, act_min_i});
-    hi      = $signed({{25{act_max_i[7]}}, act_max_i});
+  function automatic logic [7:0] stage5(logic [31:0] scaled, logic [7:0] zp, logic [7:0] act_min,
+                                        logic [7:0] act_max);
+    logic signed [32:0] with_zp, lo, hi;
+    with_zp = $signed({scaled[31], scaled}) + $signed({{25{zp[7]}}, zp});
+    lo      = $signed({{25{act_min[7]}}, act_min});
+    hi      = $signed({{25{act_max[7]}}, act_max});
     // std::clamp order: below the minimum first.
-    if (with_zp < lo)      y_d5 = act_min_i;
-    else if (with_zp > hi) y_d5 = act_max_i;
-    else                   y_d5 = with_zp[7:0];
-  end
+    if (with_zp < lo)      stage5 = act_min;
+    else if (with_zp > hi) stage5 = act_max;
+    else                   stage5 = with_zp[7:0];
+  endfunction
+
+  logic [7:0] y_q5;
 
   always_ff @(posedge clk_i) begin
-    if (en_i[4]) y_q5 <= y_d5;
+    if (en_i[4]) y_q5 <= stage5(scaled_q4, out_zero_point_i, act_min_i, act_max_i);
   end
 
   assign y_o = y_q5;
