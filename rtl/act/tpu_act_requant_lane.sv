@@ -26,28 +26,34 @@ module tpu_act_requant_lane (
   output logic [7:0]            y_o                // int8 result (stage 5 register)
 );
 
-  // Exponents: left = max(shift, 0) in [0, 30], right = max(-shift, 0) in [0, 31].
-  logic [4:0] left_shift, right_shift;
-  logic       shift_neg;
+  // Exponents: left = max(shift, 0) in [0, 30], right = max(-shift, 0) in [0, 31], registered
+  // every cycle: stage 2 reads left a cycle after its row was taken, stages 3 and 4 read right
+  // later still, and shift_i holds from the row's acceptance to the end of its pass. (Decoded
+  // in stage 2's cycle, the sign's fan-out into the left shift was part of the FPGA critical
+  // path, docs/fpga.md.)
+  logic [4:0] left_shift_q, right_shift_q;
 
-  always_comb begin
-    shift_neg   = shift_i[5];
-    left_shift  = shift_neg ? 5'd0 : shift_i[4:0];
-    right_shift = shift_neg ? 5'(-shift_i) : 5'd0;
+  always_ff @(posedge clk_i) begin
+    left_shift_q  <= shift_i[5] ? 5'd0 : shift_i[4:0];
+    right_shift_q <= shift_i[5] ? 5'(-shift_i) : 5'd0;
   end
 
   // a + b + cin (35 bits) with prefix carries (Kogge-Stone), for the adds of stages 1, 3 and 4:
   // a plain `+` maps to a carry chain, which with the logic around it came to 69, 76 and 75
-  // gate levels (the budget is 64, docs/fpga.md).
+  // gate levels (the budget is 64, docs/fpga.md). The carry in joins at the last level (every
+  // carry is G + P cin over the bits below it), so a late cin (stage 3's, the low product bits'
+  // carry, itself a prefix carry) adds one level instead of a whole prefix.
   function automatic logic [34:0] add_ks(logic [34:0] a, logic [34:0] b, logic cin);
     logic [34:0] g, p;
-    g = (a & b) | {34'b0, (a[0] ^ b[0]) & cin};
+    logic [33:0] carry;
+    g = a & b;
     p = a ^ b;
     for (int span = 1; span < 35; span = 2 * span) begin
       g = g | (p & (g << span));
-      p = p & (p << span);
+      p = p & ~(~p << span);  // ones shift in: p[i] ends as the propagate of bits i..0
     end
-    add_ks = a ^ b ^ {g[33:0], cin};
+    carry  = 34'(g | (p & {35{cin}}));  // carry out of bit i (the top bit's is not needed)
+    add_ks = a ^ b ^ {carry[33:0], cin};
   endfunction
 
   // ---------------------------------------------------------------------------------------
@@ -61,15 +67,15 @@ module tpu_act_requant_lane (
     if (en_i[0]) biased_q1 <= 32'(add_ks({3'b0, acc_i}, {3'b0, bias_i}, 1'b0));
   end
 
-  assign x_shifted = biased_q1 << left_shift;
+  assign x_shifted = biased_q1 << left_shift_q;
 
   // ---------------------------------------------------------------------------------------
-  // Stage 2: the 32 x 32 -> 64 signed multiply, a tree into carry-save terms that stage 3 adds.
-  // Bits [29:0] of the product never reach the result (the rounding constant 2^30 only carries
-  // into bit 30): their carry into bit 30 is all that is kept of them.
+  // Stage 2: the 32 x 32 -> 64 signed multiply, a tree into two rows that stage 3 adds. Bits
+  // [29:0] of the product never reach the result (the rounding constant 2^30 only carries into
+  // bit 30): of the rows' low 30 bits stage 3 takes only their carry into bit 30.
   // ---------------------------------------------------------------------------------------
   logic [33:0] sum_q2, carry_q2;
-  logic        cin_q2;
+  logic [29:0] low_sum_q2, low_carry_q2;
 
   tpu_mul_csa_reg #(
     .Width(32),
@@ -79,9 +85,10 @@ module tpu_act_requant_lane (
     .en_i   (en_i[1]),
     .a_i    (x_shifted),
     .b_i    (multiplier_i),
-    .sum_o  (sum_q2),
-    .carry_o(carry_q2),
-    .cin_o  (cin_q2)
+    .sum_o      (sum_q2),
+    .carry_o    (carry_q2),
+    .low_sum_o  (low_sum_q2),
+    .low_carry_o(low_carry_q2)
   );
 
   // ---------------------------------------------------------------------------------------
@@ -107,14 +114,20 @@ module tpu_act_requant_lane (
   // levels, the budget is 64.)
   // ---------------------------------------------------------------------------------------
 
-  // Stage 3: from the product's terms to {saturated, K, P adjusted for the wrap}.
-  function automatic logic [69:0] stage3(logic [33:0] sum, logic [33:0] carry, logic cin,
+  // Stage 3: from the product's rows to {saturated, K, P adjusted for the wrap}.
+  function automatic logic [69:0] stage3(logic [33:0] sum, logic [33:0] carry,
+                                         logic [29:0] low_sum, logic [29:0] low_carry,
                                          logic [4:0] e);
+    /* verilator lint_off UNUSEDSIGNAL */  // only the carry into bit 30 is taken
+    logic [34:0] low_total;
+    /* verilator lint_on UNUSEDSIGNAL */
     logic [33:0] prod_hi;  // P = p[63:30]; exact: |x * M0| <= 2^62
     logic [33:0] p_adj;
     logic [34:0] round_k;
     logic        low_ones, v_sat, v_wrap, v_neg;
-    prod_hi  = 34'(add_ks({1'b0, sum}, {1'b0, carry}, cin));
+    // The low bits' carry into bit 30 (synthesis keeps only that bit of their sum).
+    low_total = add_ks({5'b0, low_sum}, {5'b0, low_carry}, 1'b0);
+    prod_hi   = 34'(add_ks({1'b0, sum}, {1'b0, carry}, low_total[30]));
     // P + 1's bits 33:32 from P's: + 1 carries into bit 32 exactly when P[31:0] is all ones.
     low_ones = &prod_hi[31:0];
     v_sat    = low_ones ? prod_hi[33:32] == 2'b00 : prod_hi[33:32] == 2'b01;
@@ -148,26 +161,37 @@ module tpu_act_requant_lane (
   logic [31:0] scaled_q4;
 
   always_ff @(posedge clk_i) begin
-    if (en_i[2]) {v_sat_q3, round_k_q3, p_adj_q3} <= stage3(sum_q2, carry_q2, cin_q2, right_shift);
+    if (en_i[2]) begin
+      {v_sat_q3, round_k_q3, p_adj_q3} <= stage3(sum_q2, carry_q2, low_sum_q2, low_carry_q2,
+                                                 right_shift_q);
+    end
   end
 
   always_ff @(posedge clk_i) begin
-    if (en_i[3]) scaled_q4 <= stage4(p_adj_q3, round_k_q3, v_sat_q3, right_shift);
+    if (en_i[3]) scaled_q4 <= stage4(p_adj_q3, round_k_q3, v_sat_q3, right_shift_q);
   end
 
   // ---------------------------------------------------------------------------------------
   // Stage 5: exact zero-point add (33 bits) and the activation clamp (none, ReLU, ReLU6 ...)
   // ---------------------------------------------------------------------------------------
+  // The zero point added exactly and the clamp. The clamp compares 8 bits: a sum
+  // in [-128, 127] (bits 32:7 all equal) is its own low byte; one outside is below every int8
+  // bound if negative, above every bound if not.
   function automatic logic [7:0] stage5(logic [31:0] scaled, logic [7:0] zp, logic [7:0] act_min,
                                         logic [7:0] act_max);
-    logic signed [32:0] with_zp, lo, hi;
-    with_zp = $signed({scaled[31], scaled}) + $signed({{25{zp[7]}}, zp});
-    lo      = $signed({{25{act_min[7]}}, act_min});
-    hi      = $signed({{25{act_max[7]}}, act_max});
+    /* verilator lint_off UNUSEDSIGNAL */  // bits 34:33 repeat the sign, bit 32
+    logic [34:0] with_zp;
+    /* verilator lint_on UNUSEDSIGNAL */
+    logic        neg, in_int8, below, above;
+    with_zp = add_ks({{3{scaled[31]}}, scaled}, {{27{zp[7]}}, zp}, 1'b0);
+    neg     = with_zp[32];
+    in_int8 = neg ? &with_zp[32:7] : !(|with_zp[32:7]);
+    below   = in_int8 ? $signed(with_zp[7:0]) < $signed(act_min) : neg;
+    above   = in_int8 ? $signed(with_zp[7:0]) > $signed(act_max) : !neg;
     // std::clamp order: below the minimum first.
-    if (with_zp < lo)      stage5 = act_min;
-    else if (with_zp > hi) stage5 = act_max;
-    else                   stage5 = with_zp[7:0];
+    if (below)      stage5 = act_min;
+    else if (above) stage5 = act_max;
+    else            stage5 = with_zp[7:0];
   endfunction
 
   logic [7:0] y_q5;

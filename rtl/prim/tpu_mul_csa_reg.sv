@@ -1,13 +1,14 @@
 `include "tpu_assert.svh"
 
 // A signed multiply of logarithmic gate depth, registered in carry-save form: when en_i is
-// set, the registers load three terms whose sum is the top bits of a_i * b_i (both two's
-// complement, the product exact):
-//   (a_i * b_i) >> Drop  ==  sum_o + carry_o + cin_o   (mod 2^(2 Width - Drop))
-// The product's low Drop bits are dropped; cin_o is their carry into bit Drop. The user adds
-// the three in the next stage. Generic synthesis (Yosys 0.23) maps `*` to an array multiplier,
-// a chain of adders (a 32 x 32 measured 85 to 111 two-input gates deep, docs/fpga.md, the
-// logic-depth budget); this is a tree, 35 levels at 32 x 32 with Drop = 30:
+// set, the registers load two rows whose sum is a_i * b_i (both two's complement, the product
+// exact), each split at bit Drop:
+//   a_i * b_i  ==  {sum_o, low_sum_o} + {carry_o, low_carry_o}   (mod 2^(2 Width))
+// The user adds them in the next stage. One that keeps only the product's bits from Drop up
+// needs of the low parts only their carry into bit Drop: a prefix carry over Drop bits, beside
+// the high parts' own prefix carries. Generic synthesis (Yosys 0.23) maps `*` to an array
+// multiplier, a chain of adders (a 32 x 32 measured 85 to 111 two-input gates deep,
+// docs/fpga.md, the logic-depth budget); this is a tree, about 30 levels at 32 x 32:
 //  - Baugh-Wooley partial products: row i is a[i] * b << i with the bits that carry a sign
 //    weight (exactly one of the two operand bits is the sign bit) inverted, and one constant
 //    row, 2^Width + 2^(2 Width - 1), makes up for the inversions (mod 2^(2 Width)). Every row
@@ -15,27 +16,28 @@
 //  - A Wallace tree: each step adds rows three at a time into a sum and a carry row (a carry-
 //    save adder, a few gates deep); n rows become 2 (n / 3) + n % 3 (33 -> 22 -> 15 -> 10 -> 7
 //    -> 5 -> 4 -> 3 -> 2 at Width = 32).
-//  - The carry of the two rows' low Drop bits into bit Drop: prefix carries (log2(Drop) steps).
-// The final add is left to the next stage on purpose: in the same cycle as the tree, the depth
+// Every add is left to the next stage on purpose: in the same cycle as the tree, the depth
 // flow's area rewriting (ABC's dc2) reshapes the whole cone into 85 levels or more, whatever
-// the adder. The tree is a function called under the enable, so that Verilator computes it
-// only in the cycles the registers load (a combinational block would run every cycle);
-// synthesis builds the same logic either way. Datapath registers: no reset.
+// the adder; and on an FPGA the low parts' carry after the tree was the requantization's
+// critical path (docs/fpga.md). The tree is a function called under the enable, so that the
+// Verilated model computes it only in the cycles the registers load (a combinational block
+// would run every cycle); synthesis builds the same logic either way. Datapath registers: no
+// reset.
 module tpu_mul_csa_reg #(
   parameter int unsigned Width = 32,  // bits of each operand, 2 .. 32
-  parameter int unsigned Drop  = 30   // low product bits dropped, 1 .. 2 Width - 2
+  parameter int unsigned Drop  = 30   // where the rows split, 1 .. 2 Width - 2
 ) (
   input  logic                      clk_i,
   input  logic                      en_i,     // load the terms of a_i * b_i this cycle
   input  logic [Width-1:0]          a_i,      // signed
   input  logic [Width-1:0]          b_i,      // signed
-  output logic [2*Width-Drop-1:0]   sum_o,    // registered: the sum row's bits from Drop up
-  output logic [2*Width-Drop-1:0]   carry_o,  // registered: the carry row's bits from Drop up
-  output logic                      cin_o     // registered: the low bits' carry into bit Drop
+  output logic [2*Width-Drop-1:0]   sum_o,        // registered: the sum row from bit Drop up
+  output logic [2*Width-Drop-1:0]   carry_o,      // registered: the carry row from bit Drop up
+  output logic [Drop-1:0]           low_sum_o,    // registered: the sum row's low Drop bits
+  output logic [Drop-1:0]           low_carry_o   // registered: the carry row's low Drop bits
 );
 
   localparam int unsigned PW   = 2 * Width;    // product bits
-  localparam int unsigned HW   = PW - Drop;    // bits kept
   localparam int unsigned Rows = Width + 1;    // partial products and the constant row
 
   // Carry-save steps from Rows rows to 2.
@@ -83,37 +85,16 @@ module tpu_mul_csa_reg #(
     tree = rows[2*PW-1:0];
   endfunction
 
-  // The carry of x + y's low Drop bits out of bit Drop - 1: generate and propagate over spans
-  // that double, on whole words (below a span's width the shifted terms are zero).
-  function automatic logic low_carry(logic [Drop-1:0] x, logic [Drop-1:0] y);
-    logic [Drop-1:0] g, p;
-    g = x & y;
-    p = x ^ y;
-    for (int span = 1; span < Drop; span = 2 * span) begin
-      g = g | (p & (g << span));
-      p = p & (p << span);
-    end
-    low_carry = g[Drop-1];
-  endfunction
-
-  // {cin, carry, sum}: the registers' next values.
-  function automatic logic [2*HW:0] terms(logic [Width-1:0] a, logic [Width-1:0] b);
-    logic [2*PW-1:0] rows;
-    rows  = tree(a, b);
-    terms = {low_carry(rows[Drop-1:0], rows[PW+Drop-1:PW]), rows[2*PW-1:PW+Drop],
-             rows[PW-1:Drop]};
-  endfunction
-
-  logic [HW-1:0] sum_q, carry_q;
-  logic          cin_q;
+  logic [2*PW-1:0] rows_q;  // {carry row, sum row}
 
   always_ff @(posedge clk_i) begin
-    if (en_i) {cin_q, carry_q, sum_q} <= terms(a_i, b_i);
+    if (en_i) rows_q <= tree(a_i, b_i);
   end
 
-  assign sum_o   = sum_q;
-  assign carry_o = carry_q;
-  assign cin_o   = cin_q;
+  assign sum_o       = rows_q[PW-1:Drop];
+  assign low_sum_o   = rows_q[Drop-1:0];
+  assign carry_o     = rows_q[2*PW-1:PW+Drop];
+  assign low_carry_o = rows_q[PW+Drop-1:PW];
 
   // ---------------------------------------------------------------------------------------
   // Assertions
