@@ -54,12 +54,13 @@ tpu_add_synth_test(act_pool_n8 TOP tpu_act_pool SOURCES ${TPU_RTL_PKG} ${act_poo
 # N=8 with the default pooling limits, coarse flow like the pooling unit's: the four line
 # buffers (64 x 80 bits) and the 256-entry lookup table (8 read ports) stay $mem_v2 cells, the
 # rest is mapped to gates (statistics in synth/act_n8.stat.txt). The flip-flop bound shows that
-# no line buffer became registers (20480 bits): 1642 flip-flops remain, the pipeline registers.
+# no line buffer became registers (20480 bits): 3043 flip-flops remain, the pipeline registers
+# (the requantization's multiply keeps two 64-bit rows a lane between its stages).
 tpu_add_synth_test(act_n8 TOP tpu_act SOURCES ${TPU_RTL_PKG} ${TPU_RTL_ACT} PARAMS N=8
   FLOW "synth -flatten -top tpu_act -run begin:fine"
   CHECKS "select -assert-count 4 t:$mem_v2 r:SIZE=64 %i r:WIDTH=80 %i"
          "select -assert-count 1 t:$mem_v2 r:SIZE=256 %i r:RD_PORTS=8 %i"
          "techmap" "opt -fast" "abc -fast" "opt -fast"
          "select -assert-count 5 t:$mem_v2"
-         "select -assert-max 3000 t:$_*DFF*")
+         "select -assert-max 4000 t:$_*DFF*")
 # ---- end of activation pipeline top ----
