@@ -125,18 +125,26 @@ module tpu_act_requant_lane (
     logic [33:0] p_adj;
     logic [34:0] round_k;
     logic        low_ones, v_sat, v_wrap, v_neg;
+    logic        cin;
+    logic [34:0] k_neg, k_pos;
     // The low bits' carry into bit 30 (synthesis keeps only that bit of their sum).
     low_total = add_ks({5'b0, low_sum}, {5'b0, low_carry}, 1'b0);
-    prod_hi   = 34'(add_ks({1'b0, sum}, {1'b0, carry}, low_total[30]));
+    cin       = low_total[30];
+    prod_hi   = 34'(add_ks({1'b0, sum}, {1'b0, carry}, cin));
     // P + 1's bits 33:32 from P's: + 1 carries into bit 32 exactly when P[31:0] is all ones.
-    low_ones = &prod_hi[31:0];
+    // Decided from the rows, beside the add rather than after it: their sum's bits 31:0 are all
+    // ones exactly when every bit's sum is one with a carry in of a & b from the bit below
+    // (the carry out of a bit whose sum is one).
+    low_ones = &(sum[31:0] ^ carry[31:0] ^ {sum[30:0] & carry[30:0], cin});
     v_sat    = low_ones ? prod_hi[33:32] == 2'b00 : prod_hi[33:32] == 2'b01;
     v_wrap   = low_ones ? prod_hi[33:32] == 2'b01 : prod_hi[33:32] == 2'b10;
     p_adj    = {prod_hi[33] ^ v_wrap, prod_hi[32:0]};
-    v_neg    = p_adj[33] && !(&p_adj[32:0]);
-    // K without an adder: 2^e - 1 (e ones) or 2^e + 1 (two bits), by the sign.
-    round_k  = 35'd1;
-    if (e != 5'd0) round_k = v_neg ? (35'd1 << e) - 35'd1 : (35'd1 << e) | 35'd1;
+    v_neg    = p_adj[33] && !(low_ones && prod_hi[32]);  // P <= -2: not all of bits 32:0 set
+    // K without an adder: 2^e - 1 (e ones) or 2^e + 1 (two bits), by the sign; both from e
+    // alone, so the sign only selects.
+    k_neg    = (e == 5'd0) ? 35'd1 : (35'd1 << e) - 35'd1;
+    k_pos    = (35'd1 << e) | 35'd1;
+    round_k  = v_neg ? k_neg : k_pos;
     stage3 = {v_sat, round_k, p_adj};
   endfunction
 
