@@ -20,7 +20,8 @@
 // (the row that completed its window, or the image's last row for windows ending in padding).
 //
 // Configuration is held stable by the controller for a whole pass, from the first row's
-// acceptance until busy_o falls. The lookup table is loaded through the lut_* port only while
+// acceptance until busy_o falls. (The pooling unit registers its configuration and needs it a
+// cycle before an image's first row reaches it: the requantization's stages give it that.) The lookup table is loaded through the lut_* port only while
 // no row is offered or in the requantization stage (asserted there).
 module tpu_act #(
   parameter int unsigned N          = tpu_pkg::MxuDim,         // channels per row
