@@ -3,13 +3,15 @@
 // bit-exact with TFLite / gemmlowp (host_driver/golden/requant.h):
 //   stage 1: acc + bias                                int32, wraps
 //   stage 2: p  = x * M0, x = (acc + bias) << max(shift, 0) (wraps), p in carry-save form:
-//            32 x 32 -> 64 signed, bits [63:30] kept
-//   stage 3: P  = p[63:30], the carry-save terms added; saturation and rounding constant
+//            32 x 32 -> 64 signed, two rows
+//   stage 3: P  = p[63:30], the rows added (of bits [29:0] only their carry); saturation and
+//            rounding constant
 //   stage 4: s  = RoundingDivideByPOT(SRDHM(x, M0), max(-shift, 0)), P + K shifted
 //   stage 5: y  = clamp(s + zp, act_min, act_max)      the add is exact (33 bits)
 // The multiply is split over stages 2 and 3 so that no stage is deeper than the logic-depth
-// budget (64 gate levels, docs/fpga.md): a tree to two rows (tpu_mul_csa_reg, 35 levels), then
-// their add (one adder instead of the 85 to 95 levels of `*` in one stage).
+// budget (64 gate levels, docs/fpga.md): a tree to two rows (tpu_mul_csa_reg, 25 levels), then
+// their add (one adder instead of the 85 to 95 levels of `*` in one stage). The shift's
+// decode is registered every cycle (shift_i holds for a whole pass).
 // Each stage register loads when its bit of en_i is set and holds otherwise; the controller
 // (tpu_act_requant) sets it when the stage takes a valid row. Latency: y_o shows a row's result
 // 5 loads after acc_i was taken. Datapath registers have no reset: only valid bits need one.
