@@ -90,7 +90,10 @@ def describe_unfit(result, log_path):
                   re.finditer(r"(ICESTORM_\w+):\s+(\d+)/\s*\d+", log))
     errors = [l.strip() for l in log.splitlines() if l.startswith("ERROR")]
     error = errors[0] if errors else "nextpnr failed"
-    m = re.search(r"no BELs remaining to implement cell type '(\w+)'", error)
+    # The two ways nextpnr 0.4 reports a cell type it has too few of: the packer's and the
+    # placer's ("Failed to expand region (0, 0) |_> (25, 31) of 5677 ICESTORM_LCs").
+    m = (re.search(r"no BELs remaining to implement cell type '(\w+)'", error) or
+         re.search(r"Failed to expand region .* of \d+ (ICESTORM_\w+?)s?$", error))
     if m:
         error = f"nextpnr ran out of {m.group(1)}"
     cap = CAPACITY[result["device"]]
