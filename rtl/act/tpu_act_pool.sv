@@ -344,10 +344,6 @@ module tpu_act_pool #(
     end
   end
 
-  // Horizontal result per lane: the max (sign-extended) or the sum of the window's real
-  // columns.
-  logic [N*HW-1:0] h_row;
-
   // Max and sum of K masked items as balanced trees (log2(K) compares or adds deep, where a
   // serial walk over the items was K deep: the vertical walk was the activation pipeline's
   // critical path on an FPGA, docs/fpga.md). Items not used count as the max's identity
@@ -387,16 +383,27 @@ module tpu_act_pool #(
     for (int k = 0; k < MaxWindow; k++) h_use[k] = KW'(k) < win_w_k && cv_q[k];
   end
 
-  for (genvar l = 0; l < N; l++) begin : g_hpool
-    logic [TW-1:0]        items;
-    logic signed [HW-1:0] hres;
-    always_comb begin
-      items = '0;
-      for (int k = 0; k < MaxWindow; k++) items[k*SW +: SW] = SW'($signed(sr_q[k][l*8 +: 8]));
-      hres = is_avg ? HW'(sum_tree(items, h_use)) : HW'(max_tree(items, h_use));
-    end
-    assign h_row[l*HW +: HW] = hres;
+  // Horizontal result per lane (lane l at l*HW): the max (sign-extended) or the sum of the
+  // window's real columns. The pooling datapath is written as functions called where a
+  // register or memory loads, under its enable, so that the Verilated model computes it only
+  // in the cycles a row moves (as combinational blocks it ran every cycle, pooling or not);
+  // synthesis builds the same logic either way.
+  logic [MaxWindow*N*8-1:0] sr_flat;  // entry k at k*N*8
+  for (genvar k = 0; k < MaxWindow; k++) begin : g_sr_flat
+    assign sr_flat[k*N*8 +: N*8] = sr_q[k];
   end
+
+  function automatic logic [N*HW-1:0] h_pool(logic [MaxWindow*N*8-1:0] sr,
+                                             logic [MaxWindow:0] use_k, logic avg);
+    logic [TW-1:0] items;
+    for (int l = 0; l < N; l++) begin
+      items = '0;
+      for (int k = 0; k < MaxWindow; k++) begin
+        items[k*SW +: SW] = SW'($signed(sr[k*N*8 + l*8 +: 8]));
+      end
+      h_pool[l*HW +: HW] = avg ? HW'(sum_tree(items, use_k)) : HW'(max_tree(items, use_k));
+    end
+  endfunction
 
   // Window element count, and which line buffers hold real rows of the window: line buffer b
   // holds row (current - k), k = (ptr - b) mod MaxWindow; k = 0 is stale (the current row
@@ -435,7 +442,7 @@ module tpu_act_pool #(
     logic            we;
     assign we = s1_fire && s1_ptr_q == PW'(b);
     always_ff @(posedge clk_i) begin
-      if (we) mem[s1_ox_q] <= h_row;
+      if (we) mem[s1_ox_q] <= h_pool(sr_flat, h_use, is_avg);
     end
     always_ff @(posedge clk_i) begin
       if (s2_load) lb_rdata_q[b] <= mem[s1_ox_q];
@@ -447,7 +454,7 @@ module tpu_act_pool #(
   // combination of the window's real rows.
   // ---------------------------------------------------------------------------------------
   logic                 s2_valid_q, s2_valid_d, s2_cur_q, s2_cur_d;
-  logic [N*HW-1:0]      s2_h_q, s2_h_d;
+  logic [N*HW-1:0]      s2_h_q;
   logic [MaxWindow-1:0] s2_use_q, s2_use_d;
   logic [CW-1:0]        s2_count_q, s2_count_d;
   logic [TagWidth-1:0]  s2_tag_q, s2_tag_d;
@@ -459,7 +466,6 @@ module tpu_act_pool #(
   always_comb begin
     s2_valid_d = s2_load ? 1'b1 : (s2_fire ? 1'b0 : s2_valid_q);
     s2_cur_d   = s2_load ? s1_rv_q[0]  : s2_cur_q;
-    s2_h_d     = s2_load ? h_row       : s2_h_q;
     s2_use_d   = s2_load ? s1_bank_use : s2_use_q;
     s2_count_d = s2_load ? s1_count    : s2_count_q;
     s2_tag_d   = s2_load ? s1_tag_q    : s2_tag_q;
@@ -469,43 +475,48 @@ module tpu_act_pool #(
     if (!rst_ni) begin
       s2_valid_q <= 1'b0;
       s2_cur_q   <= 1'b0;
-      s2_h_q     <= '0;
       s2_use_q   <= '0;
       s2_count_q <= '0;
       s2_tag_q   <= '0;
     end else begin
       s2_valid_q <= s2_valid_d;
       s2_cur_q   <= s2_cur_d;
-      s2_h_q     <= s2_h_d;
       s2_use_q   <= s2_use_d;
       s2_count_q <= s2_count_d;
       s2_tag_q   <= s2_tag_d;
     end
   end
 
-  logic [N*SW-1:0] v_row;
+  // Datapath registers without reset: read only with their stage's valid bit.
+  always_ff @(posedge clk_i) begin
+    if (s2_load) s2_h_q <= h_pool(sr_flat, h_use, is_avg);
+  end
 
-  for (genvar l = 0; l < N; l++) begin : g_vpool
-    logic [TW-1:0]        items;
-    logic [MaxWindow:0]   v_use;
-    logic signed [SW-1:0] vres;
-    always_comb begin
+  // The vertical combination per lane (lane l at l*SW): the line buffers' words of the
+  // window's earlier rows and the current row's horizontal result.
+  logic [MaxWindow*N*HW-1:0] lb_flat;  // line buffer b's word at b*N*HW
+  for (genvar b = 0; b < MaxWindow; b++) begin : g_lb_flat
+    assign lb_flat[b*N*HW +: N*HW] = lb_rdata_q[b];
+  end
+
+  function automatic logic [N*SW-1:0] v_pool(logic [MaxWindow*N*HW-1:0] lb, logic [N*HW-1:0] h,
+                                             logic [MaxWindow:0] use_k, logic avg);
+    logic [TW-1:0] items;
+    for (int l = 0; l < N; l++) begin
       // Every window holds at least one real element, so the max's identity never survives.
       for (int b = 0; b < MaxWindow; b++) begin
-        items[b*SW +: SW] = SW'($signed(lb_rdata_q[b][l*HW +: HW]));
+        items[b*SW +: SW] = SW'($signed(lb[b*N*HW + l*HW +: HW]));
       end
-      items[MaxWindow*SW +: SW] = SW'($signed(s2_h_q[l*HW +: HW]));
-      v_use = {s2_cur_q, s2_use_q};
-      vres  = is_avg ? sum_tree(items, v_use) : max_tree(items, v_use);
+      items[MaxWindow*SW +: SW] = SW'($signed(h[l*HW +: HW]));
+      v_pool[l*SW +: SW] = avg ? sum_tree(items, use_k) : max_tree(items, use_k);
     end
-    assign v_row[l*SW +: SW] = vres;
-  end
+  endfunction
 
   // ---------------------------------------------------------------------------------------
   // Stage 3: the window's max or sum per lane; the average's division and the clamp.
   // ---------------------------------------------------------------------------------------
   logic                s3_valid_q, s3_valid_d;
-  logic [N*SW-1:0]     s3_v_q, s3_v_d;
+  logic [N*SW-1:0]     s3_v_q;
   logic [RW-1:0]       s3_recip_q, s3_recip_d, s2_recip;
   logic [TagWidth-1:0] s3_tag_q, s3_tag_d;
   logic                s3_fire, out_ready;
@@ -515,7 +526,6 @@ module tpu_act_pool #(
 
   always_comb begin
     s3_valid_d = s2_fire ? 1'b1 : (s3_fire ? 1'b0 : s3_valid_q);
-    s3_v_d     = s2_fire ? v_row      : s3_v_q;
     s3_recip_d = s2_fire ? s2_recip   : s3_recip_q;
     s3_tag_d   = s2_fire ? s2_tag_q   : s3_tag_q;
   end
@@ -523,20 +533,23 @@ module tpu_act_pool #(
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       s3_valid_q <= 1'b0;
-      s3_v_q     <= '0;
       s3_recip_q <= '0;
       s3_tag_q   <= '0;
     end else begin
       s3_valid_q <= s3_valid_d;
-      s3_v_q     <= s3_v_d;
       s3_recip_q <= s3_recip_d;
       s3_tag_q   <= s3_tag_d;
     end
   end
 
+  always_ff @(posedge clk_i) begin
+    if (s2_fire) s3_v_q <= v_pool(lb_flat, s2_h_q, {s2_cur_q, s2_use_q}, is_avg);
+  end
+
   logic [N*8-1:0] pooled_row;
-  // Every lane's divider prepares the same reciprocal from stage 2's count; lane 0's is
-  // registered (synthesis drops the other lanes' copies, which nothing reads).
+  // Lane 0's divider prepares the reciprocal from stage 2's count, and it is registered for
+  // every lane; the other lanes' preparation gets a constant count (nothing reads it: synthesis
+  // drops it, and the Verilated model does not compute it every cycle).
   /* verilator lint_off UNUSEDSIGNAL */
   logic [N*RW-1:0] lane_recip;
   /* verilator lint_on UNUSEDSIGNAL */
@@ -553,7 +566,7 @@ module tpu_act_pool #(
       .MaxCount  (MaxWindow * MaxWindow),
       .RecipWidth(RW)
     ) u_div (
-      .count_i(s2_count_q),
+      .count_i((l == 0) ? s2_count_q : CW'(1)),
       .recip_o(lane_recip[l*RW +: RW]),
       .sum_i  (v),
       .recip_i(s3_recip_q),
