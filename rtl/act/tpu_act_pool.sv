@@ -577,7 +577,7 @@ module tpu_act_pool #(
       lo     = SW'(act_lo);
       hi     = SW'(act_hi);
       pooled = is_avg ? avg : v;
-      // The clamp max(min(pooled, act_min), act_max) as two compares side by side rather than
+      // The clamp (std::clamp to [act_min, act_max]) as two compares side by side rather than
       // one after the other: with act_lo = min(act_min, act_max) (registered above), a value
       // below act_lo becomes act_lo, one above act_max becomes act_max.
       below = pooled < lo;
