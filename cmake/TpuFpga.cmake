@@ -6,7 +6,10 @@
 # One row of the `fpga` target's table: the sources are read as tpu_synth_read() reads them for
 # the synthesis checks, then scripts/fpga_flow.py synthesizes them with synth_ice40, places and
 # routes with nextpnr-ice40 (FREQ: the clock constraint its timing-driven placement aims at),
-# packs a bitstream and writes fpga/<name>.result.json in the build tree. With TEST_MIN_FMAX,
+# packs a bitstream and writes fpga/<name>.result.json in the build tree. The sources are read
+# with TPU_FPGA_CARRY_CHAIN defined: the adds written as prefix adders for the logic-depth
+# budget (tpu_add_ks.svh) are then plain `+`, which synth_ice40 maps to the fabric's carry
+# chain (synth.add_ks proves the two equal). With TEST_MIN_FMAX,
 # also a ctest `fpga.<name>` that runs the same flow and fails when the design no longer routes
 # or its Fmax falls below TEST_MIN_FMAX (labels: TEST_LABELS, default "long;fpga").
 set(TPU_FPGA_FLOW ${CMAKE_SOURCE_DIR}/scripts/fpga_flow.py)
@@ -17,6 +20,7 @@ function(tpu_add_fpga_block name)
   cmake_parse_arguments(ARG "" "TOP;DEVICE;FREQ;TEST_MIN_FMAX" "SOURCES;PARAMS;TEST_LABELS"
                         ${ARGN})
   tpu_synth_read(body "${ARG_SOURCES}" "${ARG_PARAMS}" ${ARG_TOP})
+  string(REPLACE "-DSYNTHESIS" "-DSYNTHESIS -DTPU_FPGA_CARRY_CHAIN" body "${body}")
   set(read ${TPU_FPGA_DIR}/${name}.read.ys)
   file(WRITE ${read} "${body}")
   set(cmd ${Python3_EXECUTABLE} ${TPU_FPGA_FLOW} run --name ${name} --read ${read}

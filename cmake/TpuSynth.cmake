@@ -115,11 +115,12 @@ function(tpu_add_depth_test name)
   set_property(GLOBAL APPEND PROPERTY TPU_DEPTH_BLOCKS ${name})
 endfunction()
 
-# tpu_add_equiv_test(<name> <primitive.sv> <gold> <gate> [SEQUENTIAL])
+# tpu_add_equiv_test(<name> <primitive.sv|.svh> <gold> <gate> [SEQUENTIAL])
 #
 # A ctest `synth.<name>` (label `synth`): Yosys SAT proves two modules equal for every input,
 # `gold` (the plain operator) and `gate` (the primitive under test around it), both given as
-# Verilog text with the same ports. Combinational by default; SEQUENTIAL proves the outputs
+# Verilog text with the same ports. A primitive that is a function in a .svh file is not read
+# on its own: `gate` includes it. Combinational by default; SEQUENTIAL proves the outputs
 # equal in every cycle, by induction from zeroed registers.
 function(tpu_add_equiv_test name prim gold gate)
   if(NOT YOSYS)
@@ -131,9 +132,13 @@ function(tpu_add_equiv_test name prim gold gate)
     string(APPEND sat " -tempinduct -set-init-zero")
   endif()
   set(script ${CMAKE_BINARY_DIR}/synth/${name}.ys)
+  set(read_prim "read_verilog -sv -DSYNTHESIS -I${TPU_RTL_INCLUDE_DIR} ${prim}\n")
+  if(prim MATCHES "\\.svh$")
+    set(read_prim "")
+  endif()
   file(WRITE ${script}
-    "read_verilog -sv -DSYNTHESIS -I${TPU_RTL_INCLUDE_DIR} ${prim}\n"
-    "read_verilog -sv <<EOT\n${gold}\n${gate}\nEOT\n"
+    "${read_prim}"
+    "read_verilog -sv -DSYNTHESIS -I${TPU_RTL_INCLUDE_DIR} <<EOT\n${gold}\n${gate}\nEOT\n"
     "hierarchy -check\n"
     "proc\n"
     "flatten\n"

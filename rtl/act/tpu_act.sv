@@ -12,17 +12,19 @@
 // positions take a cycle each, see tpu_act_pool), and an output stall stops the input only once
 // the stages are full, losing nothing. in_ready_o depends combinationally on out_ready_i.
 //
-// Latency 10 (6 requantization + 4 pooling): a row accepted in cycle t that completes a pooling
-// window (every row in bypass) is offered on out_row_o from cycle t + 10 on, if nothing stalled.
+// Latency 13 (7 requantization + 6 pooling): a row accepted in cycle t that completes a pooling
+// window (every row in bypass) is offered on out_row_o from cycle t + 13 on, if nothing stalled.
 //
 // Tags: in bypass every output row carries its input row's tag; when pooling, each output row
 // carries the tag of the last input row that reached the pooling unit before it was produced
 // (the row that completed its window, or the image's last row for windows ending in padding).
 //
 // Configuration is held stable by the controller for a whole pass, from the first row's
-// acceptance until busy_o falls. (The pooling unit registers its configuration and needs it a
-// cycle before an image's first row reaches it: the requantization's stages give it that.) The lookup table is loaded through the lut_* port only while
-// no row is offered or in the requantization stage (asserted there).
+// acceptance until busy_o falls. (The pooling unit registers its configuration in two steps
+// and needs it two cycles before an image's first row reaches it: the requantization's seven
+// stages give it those.) The
+// lookup table is loaded through the lut_* port only while no row is offered or in the
+// requantization stage (asserted there).
 module tpu_act #(
   parameter int unsigned N          = tpu_pkg::MxuDim,         // channels per row
   parameter int unsigned TagWidth   = tpu_pkg::ActTagWidth,    // user bits carried with rows

@@ -20,13 +20,15 @@
 //  - vertical: that horizontal result is written to line buffer (row mod MaxWindow) at the
 //    output column, and when the row also ends a window row, the results of the window's
 //    earlier rows are read from the other line buffers (stage 1 -> 2) and combined with it
-//    (stage 2 -> 3); rows and columns outside the image are masked out and counted out;
-//  - the average divides by the window's element count (tpu_act_pool_div), then the clamp
-//    (stage 3 -> output register). The count is known in stage 2, so the divider's reciprocal
-//    of it is prepared there and registered with the window's result: stage 3 keeps only a
-//    multiply (the divide in stage 3 alone was 94 gate levels, over the budget of
-//    docs/fpga.md).
-// Latency: an output row is valid 4 cycles after the step that ends its window (an accepted
+//    by a tree whose first level is stage 2 -> 3 and whose others are stage 3 -> 4; rows and
+//    columns outside the image are masked out and counted out;
+//  - the average divides by the window's element count (tpu_act_pool_div, stage 4 -> 5), then
+//    the clamp (stage 5 -> output register). The count is known in stage 2, so the divider's
+//    reciprocal of it is prepared there and travels with the window's result: stage 4 keeps
+//    only a multiply (the divide in one stage alone was 94 gate levels, over the budget of
+//    docs/fpga.md), and the clamp has a stage of its own (the multiply and the clamp in one
+//    cycle limited the activation pipeline's clock on an FPGA, as did the whole vertical tree).
+// Latency: an output row is valid 6 cycles after the step that ends its window (an accepted
 // input row, or a padding position). Throughput: one step per cycle. Every input row is a step;
 // so is every padding position after a row (SAME: at most MaxWindow - 1 per row) and every
 // position of the padding rows after the image (at most MaxWindow - 1 rows); VALID images have
@@ -34,9 +36,9 @@
 // cycle. Every stage is a valid/ready register that fills bubbles, so an output stall stops the
 // input only once the stages are full, and nothing is lost; in_ready_o depends combinationally
 // on out_ready_i through the stages' ready chain. The configuration is registered (with what
-// the sequencer derives from it) every cycle and read from that register: it must be stable
-// from the cycle before an image's first row is offered until busy_o falls (it may change only
-// while the unit is idle, at least one cycle before the next image).
+// the sequencer derives from it) every cycle and read from those registers: it must be stable
+// from two cycles before an image's first row is offered until busy_o falls (it may change
+// only while the unit is idle, at least two cycles before the next image).
 //
 // Each output row carries the tag of the last input row accepted before it was produced (the
 // input row that completed its window, or the image's last row for windows ending on padding).
@@ -95,20 +97,47 @@ module tpu_act_pool #(
   localparam int unsigned RW = 3 * (2 * SW + $clog2(MaxWindow * MaxWindow) + 3);
 
   // ---------------------------------------------------------------------------------------
-  // Configuration register: the configuration and what the sequencer derives from it (the
-  // axes' VALID / SAME arithmetic), registered every cycle, so that the derivation is not on
-  // the sequencer's paths (from the configuration inputs into the position counters it was
-  // the activation pipeline's critical path on an FPGA, docs/fpga.md). The inputs must
-  // therefore be stable the cycle before an image's first row is offered (see the header).
-  // Bypass runs as a 1x1 max pooling of 1x1 images, without the clamp.
+  // Configuration registers: the configuration inputs as given (with the axes' remainders),
+  // then what the sequencer derives from them (the axes' VALID / SAME arithmetic), both
+  // registered every cycle, so that the derivation takes two cycles of its own, off the
+  // sequencer's paths (from the configuration inputs into the position counters it was the
+  // activation pipeline's critical path on an FPGA, docs/fpga.md; in one cycle between
+  // registers it was again). The inputs must therefore be stable from two cycles before an
+  // image's first row is offered (see the header). Bypass runs as a 1x1 max pooling of 1x1
+  // images, without the clamp.
   // ---------------------------------------------------------------------------------------
+  logic [XW-1:0]       rem_x_d, rem_x_c;  // the axes' (in - 1) mod stride
+  logic [YW-1:0]       rem_y_d, rem_y_c;
+  logic [1:0]          mode_c;
+  logic [YW-1:0]       in_h_c;  // the bits the sequencer reads
+  logic [XW-1:0]       in_w_c;
+  logic [WinWidth-1:0] window_h_c, window_w_c, stride_h_c, stride_w_c;
+  logic                same_c;
+  logic signed [7:0]   act_min_c, act_max_c;
+
+  // No reset: loaded every cycle, and read only once an image starts.
+  always_ff @(posedge clk_i) begin
+    mode_c     <= cfg_mode_i;
+    in_h_c     <= YW'(cfg_in_h_i);
+    in_w_c     <= XW'(cfg_in_w_i);
+    window_h_c <= cfg_window_h_i;
+    window_w_c <= cfg_window_w_i;
+    stride_h_c <= cfg_stride_h_i;
+    stride_w_c <= cfg_stride_w_i;
+    same_c     <= cfg_same_i;
+    act_min_c  <= cfg_act_min_i;
+    act_max_c  <= cfg_act_max_i;
+    rem_x_c    <= rem_x_d;
+    rem_y_c    <= rem_y_d;
+  end
+
   logic          bypass_d, is_avg_d;
   logic [XW-1:0] last_x_d, first_x_d;
   logic [YW-1:0] last_y_d, first_y_d;
 
   always_comb begin
-    bypass_d = cfg_mode_i == PoolModeBypass;
-    is_avg_d = cfg_mode_i == PoolModeAvg;
+    bypass_d = mode_c == PoolModeBypass;
+    is_avg_d = mode_c == PoolModeAvg;
   end
 
   // The axes from the configuration as given; bypass (a 1x1 image, window and stride: last
@@ -117,24 +146,30 @@ module tpu_act_pool #(
     .Width    (XW),
     .MaxStride(MaxStride)
   ) u_axis_x (
-    .in_i       (XW'(cfg_in_w_i)),
-    .window_i   (XW'(cfg_window_w_i)),
-    .stride_i   (XW'(cfg_stride_w_i)),
-    .same_i     (cfg_same_i),
-    .last_step_o(last_x_d),
-    .first_end_o(first_x_d)
+    .rem_in_i    (XW'(cfg_in_w_i)),
+    .rem_stride_i(XW'(cfg_stride_w_i)),
+    .rem_o       (rem_x_d),
+    .in_i        (in_w_c),
+    .window_i    (XW'(window_w_c)),
+    .same_i      (same_c),
+    .rem_i       (rem_x_c),
+    .last_step_o (last_x_d),
+    .first_end_o (first_x_d)
   );
 
   tpu_act_pool_axis #(
     .Width    (YW),
     .MaxStride(MaxStride)
   ) u_axis_y (
-    .in_i       (YW'(cfg_in_h_i)),
-    .window_i   (YW'(cfg_window_h_i)),
-    .stride_i   (YW'(cfg_stride_h_i)),
-    .same_i     (cfg_same_i),
-    .last_step_o(last_y_d),
-    .first_end_o(first_y_d)
+    .rem_in_i    (YW'(cfg_in_h_i)),
+    .rem_stride_i(YW'(cfg_stride_h_i)),
+    .rem_o       (rem_y_d),
+    .in_i        (in_h_c),
+    .window_i    (YW'(window_h_c)),
+    .same_i      (same_c),
+    .rem_i       (rem_y_c),
+    .last_step_o (last_y_d),
+    .first_end_o (first_y_d)
   );
 
   // Registered: the last step of a row and of an image, and the clamp bounds as
@@ -142,25 +177,27 @@ module tpu_act_pool #(
   logic              bypass, is_avg;
   logic [XW-1:0]     in_w, str_w, last_x, first_x;
   logic [YW-1:0]     in_h, str_h, last_y, first_y;
-  logic [KW-1:0]     win_w_k, win_h_k;
+  logic [KW-1:0]     win_h_k;
+  logic [MaxWindow-1:0] win_w_cols;  // bit k: column k of the window is inside it (k < window_w)
   logic signed [7:0] act_lo, act_hi;
 
-  // No reset: loaded every cycle, and read only once an image starts.
   always_ff @(posedge clk_i) begin
     bypass  <= bypass_d;
     is_avg  <= is_avg_d;
-    in_w    <= bypass_d ? XW'(1) : XW'(cfg_in_w_i);
-    str_w   <= bypass_d ? XW'(1) : XW'(cfg_stride_w_i);
+    in_w    <= bypass_d ? XW'(1) : in_w_c;
+    str_w   <= bypass_d ? XW'(1) : XW'(stride_w_c);
     last_x  <= bypass_d ? '0 : last_x_d;
     first_x <= bypass_d ? '0 : first_x_d;
-    in_h    <= bypass_d ? YW'(1) : YW'(cfg_in_h_i);
-    str_h   <= bypass_d ? YW'(1) : YW'(cfg_stride_h_i);
+    in_h    <= bypass_d ? YW'(1) : in_h_c;
+    str_h   <= bypass_d ? YW'(1) : YW'(stride_h_c);
     last_y  <= bypass_d ? '0 : last_y_d;
     first_y <= bypass_d ? '0 : first_y_d;
-    win_w_k <= bypass_d ? KW'(1) : KW'(cfg_window_w_i);
-    win_h_k <= bypass_d ? KW'(1) : KW'(cfg_window_h_i);
-    act_lo  <= (cfg_act_min_i > cfg_act_max_i) ? cfg_act_max_i : cfg_act_min_i;
-    act_hi  <= cfg_act_max_i;
+    for (int k = 0; k < MaxWindow; k++) begin
+      win_w_cols[k] <= bypass_d ? (k == 0) : (KW'(k) < KW'(window_w_c));
+    end
+    win_h_k <= bypass_d ? KW'(1) : KW'(window_h_c);
+    act_lo  <= (act_min_c > act_max_c) ? act_max_c : act_min_c;
+    act_hi  <= act_max_c;
   end
 
   // ---------------------------------------------------------------------------------------
@@ -347,32 +384,72 @@ module tpu_act_pool #(
   // Max and sum of K masked items as balanced trees (log2(K) compares or adds deep, where a
   // serial walk over the items was K deep: the vertical walk was the activation pipeline's
   // critical path on an FPGA, docs/fpga.md). Items not used count as the max's identity
-  // (the most negative value) and the sum's (0).
+  // (the most negative value) and the sum's (0). The levels are split into the first (pairs
+  // of items) and the others so that the vertical pooling can register between them.
   // Items are flat (Yosys 0.23 reads no packed-array arguments): item k at k*SW.
   localparam int unsigned TW = (MaxWindow + 1) * SW;
 
-  function automatic logic [SW-1:0] max_tree(logic [TW-1:0] items, logic [MaxWindow:0] use_k);
-    logic [TW-1:0] t;
+  // Unused items -> the sum's identity (for_sum, a constant at every call) or the max's.
+  function automatic logic [TW-1:0] mask_items(logic [TW-1:0] items, logic [MaxWindow:0] use_k,
+                                               logic for_sum);
     for (int k = 0; k <= MaxWindow; k++) begin
-      t[k*SW +: SW] = use_k[k] ? items[k*SW +: SW] : {1'b1, {(SW - 1){1'b0}}};
+      mask_items[k*SW +: SW] = use_k[k] ? items[k*SW +: SW]
+                                        : (for_sum ? '0 : {1'b1, {(SW - 1){1'b0}}});
     end
-    for (int w = 1; w <= MaxWindow; w = 2 * w) begin
-      for (int k = 0; k + w <= MaxWindow; k = k + 2 * w) begin
-        if ($signed(t[(k+w)*SW +: SW]) > $signed(t[k*SW +: SW])) t[k*SW +: SW] = t[(k+w)*SW +: SW];
-      end
-    end
-    max_tree = t[SW-1:0];
   endfunction
 
-  function automatic logic [SW-1:0] sum_tree(logic [TW-1:0] items, logic [MaxWindow:0] use_k);
+  // The first level (first = 1) or the others (first = 0) of the tree over items: item k
+  // takes the max or the sum of itself and item k + w, for k a multiple of 2w; item 0 ends
+  // with the result. Item MaxWindow takes part only when with_last (the vertical tree: the
+  // current row); the horizontal tree has MaxWindow items. Both flags are constants at every
+  // call, so synthesis keeps only the levels and pairs they select (an item that is always
+  // the identity would still cost a compare: synthesis does not fold max(x, most negative)).
+  function automatic logic [TW-1:0] max_levels(logic [TW-1:0] items, logic first,
+                                               logic with_last);
     logic [TW-1:0] t;
-    for (int k = 0; k <= MaxWindow; k++) t[k*SW +: SW] = use_k[k] ? items[k*SW +: SW] : '0;
+    t = items;
     for (int w = 1; w <= MaxWindow; w = 2 * w) begin
-      for (int k = 0; k + w <= MaxWindow; k = k + 2 * w) begin
-        t[k*SW +: SW] = t[k*SW +: SW] + t[(k+w)*SW +: SW];
+      if ((w == 1) == first) begin
+        for (int k = 0; k + w <= MaxWindow; k = k + 2 * w) begin
+          if ((k + w < MaxWindow || with_last) &&
+              $signed(t[(k+w)*SW +: SW]) > $signed(t[k*SW +: SW])) begin
+            t[k*SW +: SW] = t[(k+w)*SW +: SW];
+          end
+        end
       end
     end
-    sum_tree = t[SW-1:0];
+    max_levels = t;
+  endfunction
+
+  function automatic logic [TW-1:0] sum_levels(logic [TW-1:0] items, logic first,
+                                               logic with_last);
+    logic [TW-1:0] t;
+    t = items;
+    for (int w = 1; w <= MaxWindow; w = 2 * w) begin
+      if ((w == 1) == first) begin
+        for (int k = 0; k + w <= MaxWindow; k = k + 2 * w) begin
+          if (k + w < MaxWindow || with_last) t[k*SW +: SW] = t[k*SW +: SW] + t[(k+w)*SW +: SW];
+        end
+      end
+    end
+    sum_levels = t;
+  endfunction
+
+  // The first level on the masked items, for the max and for the sum (avg); both are
+  // computed and the mode selects.
+  function automatic logic [TW-1:0] first_level(logic [TW-1:0] items, logic [MaxWindow:0] use_k,
+                                                logic avg, logic with_last);
+    first_level = avg ? sum_levels(mask_items(items, use_k, 1'b1), 1'b1, with_last)
+                      : max_levels(mask_items(items, use_k, 1'b0), 1'b1, with_last);
+  endfunction
+
+  // The other levels; item 0 of the result is the max or the sum.
+  function automatic logic [SW-1:0] other_levels(logic [TW-1:0] t, logic avg, logic with_last);
+    /* verilator lint_off UNUSEDSIGNAL */  // item 0 holds the result
+    logic [TW-1:0] r;
+    /* verilator lint_on UNUSEDSIGNAL */
+    r = avg ? sum_levels(t, 1'b0, with_last) : max_levels(t, 1'b0, with_last);
+    other_levels = r[SW-1:0];
   endfunction
 
   // The window's columns in stage 1 (entry k of the shift register is used when k < window_w
@@ -380,7 +457,7 @@ module tpu_act_pool #(
   logic [MaxWindow:0] h_use;
   always_comb begin
     h_use = '0;
-    for (int k = 0; k < MaxWindow; k++) h_use[k] = KW'(k) < win_w_k && cv_q[k];
+    h_use[MaxWindow-1:0] = win_w_cols & cv_q;
   end
 
   // Horizontal result per lane (lane l at l*HW): the max (sign-extended) or the sum of the
@@ -401,7 +478,7 @@ module tpu_act_pool #(
       for (int k = 0; k < MaxWindow; k++) begin
         items[k*SW +: SW] = SW'($signed(sr[k*N*8 + l*8 +: 8]));
       end
-      h_pool[l*HW +: HW] = avg ? HW'(sum_tree(items, use_k)) : HW'(max_tree(items, use_k));
+      h_pool[l*HW +: HW] = HW'(other_levels(first_level(items, use_k, avg, 1'b0), avg, 1'b0));
     end
   endfunction
 
@@ -417,7 +494,7 @@ module tpu_act_pool #(
     count_w = '0;
     count_h = '0;
     for (int k = 0; k < MaxWindow; k++) begin
-      if (KW'(k) < win_w_k && cv_q[k])    count_w = count_w + KW'(1);
+      if (win_w_cols[k] && cv_q[k])       count_w = count_w + KW'(1);
       if (KW'(k) < win_h_k && s1_rv_q[k]) count_h = count_h + KW'(1);
     end
     s1_count = CW'(count_w) * CW'(count_h);
@@ -450,8 +527,8 @@ module tpu_act_pool #(
   end
 
   // ---------------------------------------------------------------------------------------
-  // Stage 2: the current row's horizontal result and the line buffers' words; the vertical
-  // combination of the window's real rows.
+  // Stage 2: the current row's horizontal result and the line buffers' words; the first level
+  // of their vertical combination.
   // ---------------------------------------------------------------------------------------
   logic                 s2_valid_q, s2_valid_d, s2_cur_q, s2_cur_d;
   logic [N*HW-1:0]      s2_h_q;
@@ -492,15 +569,19 @@ module tpu_act_pool #(
     if (s2_load) s2_h_q <= h_pool(sr_flat, h_use, is_avg);
   end
 
-  // The vertical combination per lane (lane l at l*SW): the line buffers' words of the
-  // window's earlier rows and the current row's horizontal result.
+  // The vertical combination per lane: the line buffers' words of the window's earlier rows
+  // and the current row's horizontal result, as a tree whose first level is computed in stage
+  // 2 (lane l's items after it at l*TW) and the others in stage 3 (lane l's result at l*SW).
+  // The tree from the line buffers' read ports in one cycle limited the activation pipeline's
+  // clock on an FPGA (docs/fpga.md).
   logic [MaxWindow*N*HW-1:0] lb_flat;  // line buffer b's word at b*N*HW
   for (genvar b = 0; b < MaxWindow; b++) begin : g_lb_flat
     assign lb_flat[b*N*HW +: N*HW] = lb_rdata_q[b];
   end
 
-  function automatic logic [N*SW-1:0] v_pool(logic [MaxWindow*N*HW-1:0] lb, logic [N*HW-1:0] h,
-                                             logic [MaxWindow:0] use_k, logic avg);
+  function automatic logic [N*TW-1:0] v_first(logic [MaxWindow*N*HW-1:0] lb,
+                                              logic [N*HW-1:0] h, logic [MaxWindow:0] use_k,
+                                              logic avg);
     logic [TW-1:0] items;
     for (int l = 0; l < N; l++) begin
       // Every window holds at least one real element, so the max's identity never survives.
@@ -508,26 +589,32 @@ module tpu_act_pool #(
         items[b*SW +: SW] = SW'($signed(lb[b*N*HW + l*HW +: HW]));
       end
       items[MaxWindow*SW +: SW] = SW'($signed(h[l*HW +: HW]));
-      v_pool[l*SW +: SW] = avg ? sum_tree(items, use_k) : max_tree(items, use_k);
+      v_first[l*TW +: TW] = first_level(items, use_k, avg, 1'b1);
     end
   endfunction
 
+  function automatic logic [N*SW-1:0] v_rest(logic [N*TW-1:0] t, logic avg);
+    for (int l = 0; l < N; l++) v_rest[l*SW +: SW] = other_levels(t[l*TW +: TW], avg, 1'b1);
+  endfunction
+
   // ---------------------------------------------------------------------------------------
-  // Stage 3: the window's max or sum per lane; the average's division and the clamp.
+  // Stage 3: the vertical tree's first level done; the reciprocal of the window's count.
   // ---------------------------------------------------------------------------------------
   logic                s3_valid_q, s3_valid_d;
-  logic [N*SW-1:0]     s3_v_q;
+  /* verilator lint_off UNUSEDSIGNAL */  // items the first level combined into their partner
+  logic [N*TW-1:0]     s3_t_q;
+  /* verilator lint_on UNUSEDSIGNAL */
   logic [RW-1:0]       s3_recip_q, s3_recip_d, s2_recip;
   logic [TagWidth-1:0] s3_tag_q, s3_tag_d;
-  logic                s3_fire, out_ready;
+  logic                s3_fire, s4_ready;
 
-  assign s3_fire  = s3_valid_q && out_ready;
-  assign s3_ready = !s3_valid_q || out_ready;
+  assign s3_fire  = s3_valid_q && s4_ready;
+  assign s3_ready = !s3_valid_q || s4_ready;
 
   always_comb begin
     s3_valid_d = s2_fire ? 1'b1 : (s3_fire ? 1'b0 : s3_valid_q);
-    s3_recip_d = s2_fire ? s2_recip   : s3_recip_q;
-    s3_tag_d   = s2_fire ? s2_tag_q   : s3_tag_q;
+    s3_recip_d = s2_fire ? s2_recip : s3_recip_q;
+    s3_tag_d   = s2_fire ? s2_tag_q : s3_tag_q;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -543,7 +630,71 @@ module tpu_act_pool #(
   end
 
   always_ff @(posedge clk_i) begin
-    if (s2_fire) s3_v_q <= v_pool(lb_flat, s2_h_q, {s2_cur_q, s2_use_q}, is_avg);
+    if (s2_fire) s3_t_q <= v_first(lb_flat, s2_h_q, {s2_cur_q, s2_use_q}, is_avg);
+  end
+
+  // ---------------------------------------------------------------------------------------
+  // Stage 4: the window's max or sum per lane; the average's division.
+  // ---------------------------------------------------------------------------------------
+  logic                s4_valid_q, s4_valid_d;
+  logic [N*SW-1:0]     s4_v_q;
+  logic [RW-1:0]       s4_recip_q, s4_recip_d;
+  logic [TagWidth-1:0] s4_tag_q, s4_tag_d;
+  logic                s4_fire, s5_ready;
+
+  assign s4_fire  = s4_valid_q && s5_ready;
+  assign s4_ready = !s4_valid_q || s5_ready;
+
+  always_comb begin
+    s4_valid_d = s3_fire ? 1'b1 : (s4_fire ? 1'b0 : s4_valid_q);
+    s4_recip_d = s3_fire ? s3_recip_q : s4_recip_q;
+    s4_tag_d   = s3_fire ? s3_tag_q   : s4_tag_q;
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      s4_valid_q <= 1'b0;
+      s4_recip_q <= '0;
+      s4_tag_q   <= '0;
+    end else begin
+      s4_valid_q <= s4_valid_d;
+      s4_recip_q <= s4_recip_d;
+      s4_tag_q   <= s4_tag_d;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (s3_fire) s4_v_q <= v_rest(s3_t_q, is_avg);
+  end
+
+  // ---------------------------------------------------------------------------------------
+  // Stage 5: the pooled value per lane (the average, or the max); the clamp.
+  // ---------------------------------------------------------------------------------------
+  logic                s5_valid_q, s5_valid_d;
+  logic [N*SW-1:0]     s5_pooled_q, s4_pooled;
+  logic [TagWidth-1:0] s5_tag_q, s5_tag_d;
+  logic                s5_fire, out_ready;
+
+  assign s5_fire  = s5_valid_q && out_ready;
+  assign s5_ready = !s5_valid_q || out_ready;
+
+  always_comb begin
+    s5_valid_d = s4_fire ? 1'b1 : (s5_fire ? 1'b0 : s5_valid_q);
+    s5_tag_d   = s4_fire ? s4_tag_q : s5_tag_q;
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      s5_valid_q <= 1'b0;
+      s5_tag_q   <= '0;
+    end else begin
+      s5_valid_q <= s5_valid_d;
+      s5_tag_q   <= s5_tag_d;
+    end
+  end
+
+  always_ff @(posedge clk_i) begin
+    if (s4_fire) s5_pooled_q <= s4_pooled;
   end
 
   logic [N*8-1:0] pooled_row;
@@ -559,7 +710,8 @@ module tpu_act_pool #(
     logic signed [SW-1:0] v, avg, pooled, lo, hi;
     logic                 below, above;
     logic [7:0]           res;
-    assign v = s3_v_q[l*SW +: SW];
+    assign v = s4_v_q[l*SW +: SW];
+    assign s4_pooled[l*SW +: SW] = is_avg ? avg : v;
 
     tpu_act_pool_div #(
       .SumWidth  (SW),
@@ -569,14 +721,14 @@ module tpu_act_pool #(
       .count_i((l == 0) ? s2_count_q : CW'(1)),
       .recip_o(lane_recip[l*RW +: RW]),
       .sum_i  (v),
-      .recip_i(s3_recip_q),
+      .recip_i(s4_recip_q),
       .avg_o  (avg)
     );
 
     always_comb begin
       lo     = SW'(act_lo);
       hi     = SW'(act_hi);
-      pooled = is_avg ? avg : v;
+      pooled = s5_pooled_q[l*SW +: SW];
       // The clamp (std::clamp to [act_min, act_max]) as two compares side by side rather than
       // one after the other: with act_lo = min(act_min, act_max) (registered above), a value
       // below act_lo becomes act_lo, one above act_max becomes act_max.
@@ -601,9 +753,9 @@ module tpu_act_pool #(
   assign out_ready = !out_valid_q || out_ready_i;
 
   always_comb begin
-    out_valid_d = s3_fire ? 1'b1 : ((out_valid_q && out_ready_i) ? 1'b0 : out_valid_q);
-    out_row_d   = s3_fire ? pooled_row : out_row_q;
-    out_tag_d   = s3_fire ? s3_tag_q   : out_tag_q;
+    out_valid_d = s5_fire ? 1'b1 : ((out_valid_q && out_ready_i) ? 1'b0 : out_valid_q);
+    out_row_d   = s5_fire ? pooled_row : out_row_q;
+    out_tag_d   = s5_fire ? s5_tag_q   : out_tag_q;
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
@@ -621,7 +773,8 @@ module tpu_act_pool #(
   assign out_valid_o = out_valid_q;
   assign out_row_o   = out_row_q;
   assign out_tag_o   = out_tag_q;
-  assign busy_o      = !start_q || s1_valid_q || s2_valid_q || s3_valid_q || out_valid_q;
+  assign busy_o      = !start_q || s1_valid_q || s2_valid_q || s3_valid_q || s4_valid_q ||
+                       s5_valid_q || out_valid_q;
 
   // ---------------------------------------------------------------------------------------
   // Assertions
@@ -629,10 +782,13 @@ module tpu_act_pool #(
 `ifndef SYNTHESIS
   // Legal configuration of a pooled image (bypass ignores the sizes).
   logic cfg_legal;
+  logic [2 + 2 * DimWidth + 4 * WinWidth + 1 + 16 - 1:0] cfg_bits;
   always_comb begin
+    cfg_bits  = {cfg_mode_i, cfg_in_h_i, cfg_in_w_i, cfg_window_h_i, cfg_window_w_i,
+                 cfg_stride_h_i, cfg_stride_w_i, cfg_same_i, cfg_act_min_i, cfg_act_max_i};
     cfg_legal = cfg_mode_i == PoolModeBypass || cfg_mode_i == PoolModeMax ||
                 cfg_mode_i == PoolModeAvg;
-    if (!bypass_d) begin
+    if (cfg_mode_i != PoolModeBypass) begin
       cfg_legal = cfg_legal &&
           // Waiver: a limit may be the largest value its field holds (tpu_core builds image 255
           // in 8 bits, window 15 in 4 bits), which makes these comparisons constant there.
@@ -656,17 +812,11 @@ module tpu_act_pool #(
                    MaxStride < (1 << WinWidth))
   `TPU_ASSERT(NoXOnValid, !$isunknown(in_valid_i) && !$isunknown(out_ready_i), clk_i, rst_ni)
   `TPU_ASSERT(ConfigLegal, !step || cfg_legal, clk_i, rst_ni)
-  // The configuration register holds the inputs of the cycle before: an image's first step
-  // needs them unchanged since then.
-  `TPU_ASSERT(ConfigSettledAtImageStart,
-              !(start_q && step) || ($stable(cfg_mode_i) && $stable(cfg_in_h_i) &&
-              $stable(cfg_in_w_i) && $stable(cfg_window_h_i) && $stable(cfg_window_w_i) &&
-              $stable(cfg_stride_h_i) && $stable(cfg_stride_w_i) && $stable(cfg_same_i) &&
-              $stable(cfg_act_min_i) && $stable(cfg_act_max_i)), clk_i, rst_ni)
-  `TPU_ASSERT(ConfigStableWhileBusy,
-              !$past(busy_o) || ($stable(cfg_mode_i) && $stable(cfg_in_h_i) &&
-              $stable(cfg_in_w_i) && $stable(cfg_window_h_i) && $stable(cfg_window_w_i) &&
-              $stable(cfg_stride_h_i) && $stable(cfg_stride_w_i) && $stable(cfg_same_i) &&
-              $stable(cfg_act_min_i) && $stable(cfg_act_max_i)), clk_i, rst_ni)
+  `TPU_STABLE(cfg_stable, cfg_bits, clk_i)
+  // The configuration registers hold what the inputs were one and two cycles before: an
+  // image's first step needs them unchanged since then.
+  `TPU_ASSERT(ConfigSettledAtImageStart, !(start_q && step) || (cfg_stable && $past(cfg_stable)),
+              clk_i, rst_ni)
+  `TPU_ASSERT(ConfigStableWhileBusy, !$past(busy_o) || cfg_stable, clk_i, rst_ni)
 
 endmodule

@@ -15,11 +15,12 @@
 // controller for a whole pass: from the first row's acceptance until busy_o falls (asserted).
 //
 // Pipeline, one row per cycle, valid/ready on both sides:
-//   stage 1  bias add                          stage 4  SRDHM rounding, rounding right shift
-//   stage 2  left shift, 32 x 32 multiply      stage 5  zero-point add, clamp
-//   stage 3  the product's add                 stage 6  lookup table (or bypass), output
-// Latency 6: a row accepted in cycle t (in_valid_i && in_ready_o) is offered on out_row_o from
-// cycle t + 6 on, if the output was not stalled. Every stage has its own enable and a stage
+//   stage 1  bias add                          stage 5  SRDHM rounding, rounding right shift
+//   stage 2  left shift, 32 x 32 multiply      stage 6  zero-point add, clamp
+//   stage 3  the product's add                 stage 7  lookup table (or bypass), output
+//   stage 4  saturation, rounding constant
+// Latency 7: a row accepted in cycle t (in_valid_i && in_ready_o) is offered on out_row_o from
+// cycle t + 7 on, if the output was not stalled. Every stage has its own enable and a stage
 // whose successor is full stalls, so bubbles are squeezed out and a stall on out_ready_i loses
 // nothing; throughput is one row per cycle while out_ready_i is high. in_ready_o depends
 // combinationally on out_ready_i (through one AND-OR per stage).
@@ -56,7 +57,7 @@ module tpu_act_requant #(
   output logic                                busy_o             // a row is in the pipeline
 );
 
-  localparam int unsigned Stages = 6;
+  localparam int unsigned Stages = 7;
 
   // ---------------------------------------------------------------------------------------
   // Handshake: stage s (1..Stages) holds a row when valid_q[s]. It may load when it is empty
@@ -93,14 +94,14 @@ module tpu_act_requant #(
   assign busy_o      = |valid_q;
 
   // ---------------------------------------------------------------------------------------
-  // Stages 1-5: one datapath per channel
+  // Stages 1-6: one datapath per channel
   // ---------------------------------------------------------------------------------------
-  logic [N*8-1:0] clamped;  // stage 5 result of every channel
+  logic [N*8-1:0] clamped;  // stage 6 result of every channel
 
   for (genvar c = 0; c < N; c++) begin : g_lane
     tpu_act_requant_lane u_lane (
       .clk_i           (clk_i),
-      .en_i            (load[5:1]),
+      .en_i            (load[6:1]),
       .acc_i           (in_row_i[c*32 +: 32]),
       .bias_i          (bias_i[c*32 +: 32]),
       .multiplier_i    (multiplier_i[c*32 +: 32]),
@@ -113,13 +114,13 @@ module tpu_act_requant #(
   end
 
   // ---------------------------------------------------------------------------------------
-  // Stage 6: lookup table or bypass, into the output registers. The table's read is registered
+  // Stage 7: lookup table or bypass, into the output registers. The table's read is registered
   // (a block RAM's, tpu_act_lut) and loads with the stage, beside a register of the bypass value
   // and one of the choice: the output is the same value in the same cycle as one register of
   // lut_enable_i ? lut[y] : y would hold.
   // ---------------------------------------------------------------------------------------
-  logic [N*8-1:0] looked_up_q6, clamped_q6;
-  logic           lut_enable_q6;
+  logic [N*8-1:0] looked_up_q7, clamped_q7;
+  logic           lut_enable_q7;
 
   tpu_act_lut #(
     .Ports(N)
@@ -128,19 +129,19 @@ module tpu_act_requant #(
     .we_i   (lut_we_i),
     .waddr_i(lut_addr_i),
     .wdata_i(lut_data_i),
-    .re_i   (load[6]),
+    .re_i   (load[7]),
     .x_i    (clamped),
-    .y_o    (looked_up_q6)
+    .y_o    (looked_up_q7)
   );
 
   always_ff @(posedge clk_i) begin
-    if (load[6]) begin
-      clamped_q6    <= clamped;
-      lut_enable_q6 <= lut_enable_i;
+    if (load[7]) begin
+      clamped_q7    <= clamped;
+      lut_enable_q7 <= lut_enable_i;
     end
   end
 
-  assign out_row_o = lut_enable_q6 ? looked_up_q6 : clamped_q6;
+  assign out_row_o = lut_enable_q7 ? looked_up_q7 : clamped_q7;
 
   // ---------------------------------------------------------------------------------------
   // Tags travel with their rows, one register per stage.
@@ -165,7 +166,7 @@ module tpu_act_requant #(
   // Assertions
   // ---------------------------------------------------------------------------------------
 `ifndef SYNTHESIS
-  // Rows that still use the configuration: offered, or in stages 1-5 (stage 6 is done).
+  // Rows that still use the configuration: offered, or in stages 1-6 (stage 7 is done).
   logic rows_pending, shift_in_range;
   logic [N*(64+ShiftWidth)+25-1:0] config_bits;
 

@@ -32,8 +32,8 @@
 //
 // Throughput: one row per cycle in steady state (the paths acc_rd_rsp -> act_in and act_out ->
 // ub_wr are combinational; act_in_ready_i depends on ub_wr_ready_i inside tpu_act). Overhead
-// per instruction: 22 cycles between back-to-back instructions (pop in the cycle of the give,
-// token take 1, parameter load 10, tpu_act's latency 10, busy falling 1), plus the padding steps
+// per instruction: 25 cycles between back-to-back instructions (pop in the cycle of the give,
+// token take 1, parameter load 10, tpu_act's latency 13, busy falling 1), plus the padding steps
 // of SAME pooling.
 //
 // idle_o: no instruction held and the table buffer empty. abort_i drops an instruction waiting

@@ -35,12 +35,24 @@ endmodule"
   assign y = {s, ls} + {c, lc};
 endmodule" SEQUENTIAL)
 endforeach()
+# The lanes' adds (tpu_add_ks.svh): SAT proves the prefix adder equal to a + b + cin for every
+# input. The FPGA flow reads the same function as that plain `+` (TPU_FPGA_CARRY_CHAIN), so this
+# also proves the FPGA's requantization the same as the one simulated.
+tpu_add_equiv_test(add_ks ${TPU_RTL_INCLUDE_DIR}/tpu_add_ks.svh
+  "module gold (input [34:0] a, input [34:0] b, input cin, output [34:0] y);
+  assign y = a + b + cin;
+endmodule"
+  "module gate (input [34:0] a, input [34:0] b, input cin, output [34:0] y);
+  `include \"tpu_add_ks.svh\"
+  assign y = add_ks(a, b, cin);
+endmodule")
 # ---- end of requantization stage ----
 # ---- Pooling unit (tpu_act_pool; rtl/act/tpu_act_pool*.sv) ----
 # N=8 with the default limits (64-pixel lines, windows and strides up to 4). The coarse flow keeps
 # the four line buffers as $mem_v2 cells (64 x 80 bits each: RAM macros or block RAMs); the rest
 # is mapped to gates, so the statistics in synth/act_pool_n8.stat.txt are the logic around the
-# memories, and the flip-flop bound shows that no line buffer became registers (20480 bits).
+# memories, and the flip-flop bound shows that no line buffer became registers (20480 bits):
+# 1334 flip-flops remain, the stages and the configuration registers.
 file(GLOB act_pool_rtl CONFIGURE_DEPENDS ${TPU_RTL_DIR}/act/tpu_act_pool*.sv)
 list(SORT act_pool_rtl)
 tpu_add_synth_test(act_pool_n8 TOP tpu_act_pool SOURCES ${TPU_RTL_PKG} ${act_pool_rtl} PARAMS N=8
@@ -48,13 +60,13 @@ tpu_add_synth_test(act_pool_n8 TOP tpu_act_pool SOURCES ${TPU_RTL_PKG} ${act_poo
   CHECKS "select -assert-count 4 t:$mem_v2 r:SIZE=64 %i r:WIDTH=80 %i"
          "techmap" "opt -fast" "abc -fast" "opt -fast"
          "select -assert-count 4 t:$mem_v2"
-         "select -assert-max 1000 t:$_*DFF*")
+         "select -assert-max 2000 t:$_*DFF*")
 # ---- end of pooling unit ----
 # ---- Activation pipeline top (tpu_act: requantization -> pooling; rtl/act/*.sv) ----
 # N=8 with the default pooling limits, coarse flow like the pooling unit's: the four line
 # buffers (64 x 80 bits) and the 256-entry lookup table (8 read ports) stay $mem_v2 cells, the
 # rest is mapped to gates (statistics in synth/act_n8.stat.txt). The flip-flop bound shows that
-# no line buffer became registers (20480 bits): 3043 flip-flops remain, the pipeline registers
+# no line buffer became registers (20480 bits): 3878 flip-flops remain, the pipeline registers
 # (the requantization's multiply keeps two 64-bit rows a lane between its stages).
 tpu_add_synth_test(act_n8 TOP tpu_act SOURCES ${TPU_RTL_PKG} ${TPU_RTL_ACT} PARAMS N=8
   FLOW "synth -flatten -top tpu_act -run begin:fine"
@@ -62,5 +74,5 @@ tpu_add_synth_test(act_n8 TOP tpu_act SOURCES ${TPU_RTL_PKG} ${TPU_RTL_ACT} PARA
          "select -assert-count 1 t:$mem_v2 r:SIZE=256 %i r:RD_PORTS=8 %i"
          "techmap" "opt -fast" "abc -fast" "opt -fast"
          "select -assert-count 5 t:$mem_v2"
-         "select -assert-max 4000 t:$_*DFF*")
+         "select -assert-max 5000 t:$_*DFF*")
 # ---- end of activation pipeline top ----

@@ -40,7 +40,7 @@ class ActPoolHarness {
   virtual ~ActPoolHarness() = default;
 
   virtual int n() const = 0;        // channels per row N
-  virtual int latency() const = 0;  // cycles from the step ending a window to its output (4)
+  virtual int latency() const = 0;  // cycles from the step ending a window to its output (6)
   virtual ActPoolLimits limits() const = 0;
   virtual uint64_t cycle() const = 0;  // clock cycles since construction
   virtual bool tracing() const = 0;
@@ -50,9 +50,9 @@ class ActPoolHarness {
   virtual void Eval() = 0;  // settle combinational outputs after changing inputs
 
   // Inputs hold their value until set again. `row` has n() values, ignored when !valid.
-  // SetConfig applies `cfg` while the unit is idle and clocks one cycle with no row offered
-  // (the unit registers its configuration the cycle before an image's first row); call SetIn
-  // after it. SetConfigInputs sets the configuration inputs alone, without a clock (for tests
+  // SetConfig applies `cfg` while the unit is idle and clocks two cycles with no row offered
+  // (the unit registers its configuration, then what it derives from it, in the two cycles
+  // before an image's first row); call SetIn after it. SetConfigInputs sets the configuration inputs alone, without a clock (for tests
   // of that contract).
   virtual void SetConfig(const ActPoolConfig& cfg) = 0;
   virtual void SetConfigInputs(const ActPoolConfig& cfg) = 0;

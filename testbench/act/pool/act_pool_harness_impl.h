@@ -14,7 +14,7 @@ class ActPoolHarnessImpl final : public ActPoolHarness {
   explicit ActPoolHarnessImpl(const HarnessOptions& opts) : h_(opts) {}
 
   int n() const override { return N; }
-  int latency() const override { return 4; }
+  int latency() const override { return 6; }
   ActPoolLimits limits() const override { return ActPoolLimits{}; }
   uint64_t cycle() const override { return h_.cycle(); }
   bool tracing() const override { return h_.tracing(); }
@@ -31,8 +31,10 @@ class ActPoolHarnessImpl final : public ActPoolHarness {
   void SetConfig(const ActPoolConfig& cfg) override {
     SetConfigInputs(cfg);
     SetIn(false, nullptr, 0);
-    Eval();
-    Tick();
+    for (int i = 0; i < 2; ++i) {
+      Eval();
+      Tick();
+    }
   }
   void SetIn(bool valid, const int8_t* row, uint32_t tag) override {
     auto& d = h_.dut();

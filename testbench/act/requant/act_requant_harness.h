@@ -27,7 +27,7 @@ class ActRequantHarness {
   virtual ~ActRequantHarness() = default;
 
   virtual int n() const = 0;           // channels per row N
-  virtual int latency() const = 0;     // cycles from an accepted row to its result (6)
+  virtual int latency() const = 0;     // cycles from an accepted row to its result (7)
   virtual uint64_t cycle() const = 0;  // clock cycles since construction
   virtual bool tracing() const = 0;
 

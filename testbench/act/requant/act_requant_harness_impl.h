@@ -15,7 +15,7 @@ namespace tpu::tb {
 template <typename Vtop, int N>
 class ActRequantHarnessImpl final : public ActRequantHarness {
  public:
-  static constexpr int kLatency = 6;    // pipeline stages of tpu_act_requant
+  static constexpr int kLatency = 7;    // pipeline stages of tpu_act_requant
 
   explicit ActRequantHarnessImpl(const HarnessOptions& opts) : h_(opts) {}
 

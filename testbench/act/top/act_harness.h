@@ -24,7 +24,7 @@ class ActHarness {
   virtual ~ActHarness() = default;
 
   virtual int n() const = 0;           // channels per row N
-  virtual int latency() const = 0;     // cycles from an accepted row to its bypass result (10)
+  virtual int latency() const = 0;     // cycles from an accepted row to its bypass result (13)
   virtual uint64_t cycle() const = 0;  // clock cycles since construction
   virtual bool tracing() const = 0;
 

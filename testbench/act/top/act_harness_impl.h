@@ -14,7 +14,7 @@ namespace tpu::tb {
 template <typename Vtop, int N>
 class ActHarnessImpl final : public ActHarness {
  public:
-  static constexpr int kLatency = 10;   // tpu_act_requant (6) + tpu_act_pool (4)
+  static constexpr int kLatency = 13;   // tpu_act_requant (7) + tpu_act_pool (6)
   static constexpr size_t kSize = N;
 
   explicit ActHarnessImpl(const HarnessOptions& opts) : h_(opts) {}

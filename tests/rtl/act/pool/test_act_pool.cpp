@@ -226,7 +226,7 @@ TEST_F(ActPoolTest, BypassStreamsOneRowPerCycleWithLatencyFour) {
     pool_->Tick();
   }
   EXPECT_EQ(seen_at, pool_->latency());
-  EXPECT_EQ(pool_->latency(), 4);
+  EXPECT_EQ(pool_->latency(), 6);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -534,9 +534,10 @@ TEST_F(ActPoolTest, ConfigurationsBeyondTheLimitsAreAsserted) {
   }
 }
 
-TEST_F(ActPoolTest, ConfigurationChangedInTheFirstRowsCycleIsAsserted) {
-  // The unit reads its configuration from a register loaded every cycle: a configuration that
-  // arrives in the cycle that offers an image's first row would be read a cycle late.
+// The unit reads its configuration from registers loaded every cycle, in two steps (the
+// inputs, then what it derives from them): a configuration that arrives in the cycle that
+// offers an image's first row, or in the cycle before, would be read late.
+void ExpectConfigChangeAsserted(ActPoolHarness* pool, int idle_cycles) {
   const auto before = Pool(PoolMode::kMax, 4, 4, 2, 2, 2, 2, false);
   const auto after = Pool(PoolMode::kAvg, 6, 6, 3, 3, 1, 1, true);
   const auto image = RandomImage(after.in_h, after.in_w, 710);
@@ -544,14 +545,27 @@ TEST_F(ActPoolTest, ConfigurationChangedInTheFirstRowsCycleIsAsserted) {
   EXPECT_DEATH(
       {
         dup2(STDERR_FILENO, STDOUT_FILENO);
-        pool_->SetConfig(before);
-        pool_->SetConfigInputs(after);  // no cycle in between
-        pool_->SetIn(true, image.data(), 0);
-        pool_->SetOutReady(true);
-        pool_->Eval();
-        pool_->Tick();
+        pool->SetConfig(before);
+        pool->SetConfigInputs(after);
+        pool->SetIn(false, nullptr, 0);
+        for (int i = 0; i < idle_cycles; ++i) {
+          pool->Eval();
+          pool->Tick();
+        }
+        pool->SetIn(true, image.data(), 0);
+        pool->SetOutReady(true);
+        pool->Eval();
+        pool->Tick();
       },
       "assertion ConfigSettledAtImageStart failed");
+}
+
+TEST_F(ActPoolTest, ConfigurationChangedInTheFirstRowsCycleIsAsserted) {
+  ExpectConfigChangeAsserted(pool_.get(), 0);
+}
+
+TEST_F(ActPoolTest, ConfigurationChangedTheCycleBeforeTheFirstRowIsAsserted) {
+  ExpectConfigChangeAsserted(pool_.get(), 1);
 }
 
 }  // namespace

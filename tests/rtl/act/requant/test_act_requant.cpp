@@ -204,7 +204,7 @@ class ActRequantTest : public ::testing::Test {
 
 // ---- Timing and handshakes ------------------------------------------------------------------
 
-TEST_F(ActRequantTest, LatencyIsSixAndTagComesBack) {
+TEST_F(ActRequantTest, LatencyIsSevenAndTagComesBack) {
   const ActRequantConfig cfg = Uniform(kHalf, 1);  // x 1.0
   h_->SetConfig(cfg);
   std::vector<int32_t> row(kN);
@@ -230,7 +230,7 @@ TEST_F(ActRequantTest, LatencyIsSixAndTagComesBack) {
     h_->Tick();
   }
   EXPECT_EQ(seen_at, h_->latency());
-  EXPECT_EQ(h_->latency(), 6);
+  EXPECT_EQ(h_->latency(), 7);
 }
 
 TEST_F(ActRequantTest, ThroughputIsOneRowPerCycle) {
