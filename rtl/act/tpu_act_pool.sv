@@ -140,8 +140,9 @@ module tpu_act_pool #(
     is_avg_d = mode_c == PoolModeAvg;
   end
 
-  // The axes from the configuration as given; bypass (a 1x1 image, window and stride: last
-  // step and first window end 0) is chosen after them, at the register.
+  // The axes: the remainders from the configuration inputs, the padding from the registered
+  // configuration; bypass (a 1x1 image, window and stride: last step and first window end 0)
+  // is chosen after them, at the register.
   tpu_act_pool_axis #(
     .Width    (XW),
     .MaxStride(MaxStride)
