@@ -134,7 +134,7 @@ int Run(int argc, char** argv) {
   std::printf("Model against rtl: dense %lld x %lld x %lld, device %s, %s, %d rounds\n\n",
               static_cast<long long>(x.shape[0]), static_cast<long long>(layer.k()),
               static_cast<long long>(layer.nout()), device_name.c_str(), pcie.c_str(), rounds);
-  std::printf("| round | rtl wall s | model wall s | ratio | model CPU s |\n");
+  std::printf("| round | rtl wall s | model wall ms | ratio | model CPU ms |\n");
   std::printf("|---|---|---|---|---|\n");
   std::vector<double> rtl_s, model_s, ratios, model_cpu;
   for (int r = 0; r < rounds; ++r) {
@@ -143,18 +143,19 @@ int Run(int argc, char** argv) {
     model_s.push_back(m.wall);
     model_cpu.push_back(m.cpu);
     if (model_only) {
-      std::printf("| %d | - | %.4f | - | %.4f |\n", r + 1, m.wall, m.cpu);
+      std::printf("| %d | - | %.3f | - | %.3f |\n", r + 1, 1e3 * m.wall, 1e3 * m.cpu);
     } else {
       ratios.push_back(rtl_s.back() / m.wall);
-      std::printf("| %d | %.3f | %.4f | %.0f | %.4f |\n", r + 1, rtl_s.back(), m.wall,
-                  ratios.back(), m.cpu);
+      std::printf("| %d | %.3f | %.3f | %.0f | %.3f |\n", r + 1, rtl_s.back(), 1e3 * m.wall,
+                  ratios.back(), 1e3 * m.cpu);
     }
     std::fflush(stdout);
   }
   const Spread b = SpreadOf(model_s), d = SpreadOf(model_cpu);
-  std::printf("\nmodel wall min %.4f median %.4f max %.4f s\n", b.min, b.median, b.max);
-  std::printf("model CPU  min %.4f median %.4f max %.4f s (its threads: the machine, the timing "
-              "model's replay)\n", d.min, d.median, d.max);
+  std::printf("\nmodel wall min %.3f median %.3f max %.3f ms\n", 1e3 * b.min, 1e3 * b.median,
+              1e3 * b.max);
+  std::printf("model CPU  min %.3f median %.3f max %.3f ms (its threads: the machine, the timing "
+              "model's replay)\n", 1e3 * d.min, 1e3 * d.median, 1e3 * d.max);
   if (!model_only) {
     const Spread a = SpreadOf(rtl_s), c = SpreadOf(ratios);
     std::printf("rtl wall   min %.3f  median %.3f  max %.3f s\n", a.min, a.median, a.max);

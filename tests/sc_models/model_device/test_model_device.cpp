@@ -618,27 +618,23 @@ INSTANTIATE_TEST_SUITE_P(
 // for a run of them onto the same rows, vectorized where the CPU allows) against the
 // definition, a plain wrapping dot product summed over the tiles, at every array size the ISA
 // allows, with the extreme values (-128 x -128 sums, wrapping accumulators) and random ones,
-// for 1 to 5 tiles and row counts that are and are not multiples of the kernel's 4, with each
-// MATMUL's rows given as a list of row pointers (a window's taps), as a range (UB rows), and
-// the two mixed in one block.
+// for 1 to 5 tiles and row counts that are and are not multiples of the kernels' 4 and 16 rows,
+// with each MATMUL's rows given as a list of row pointers (a window's taps), as a range (UB
+// rows), and the two mixed in one block; with every kernel this CPU runs, not only the fastest.
 TEST(MatmulKernel, BitExactWithTheDefinition) {
   std::mt19937_64 rng(37);
   enum class Form { kPointers, kRanges, kMixed };
   for (int64_t n = 2; n <= 256; n *= 2) {
     for (int extreme = 0; extreme < 2; ++extreme) {
       for (int64_t tiles : {1, 2, 5}) {
-        const int64_t count = tiles == 2 ? 8 : 5;
+        const int64_t count = tiles == 1 ? 5 : tiles == 2 ? 35 : 16;
         SCOPED_TRACE("n " + std::to_string(n) + (extreme ? " extreme" : " random") + ", " +
-                     std::to_string(tiles) + " tiles");
+                     std::to_string(tiles) + " tiles, " + std::to_string(count) + " rows");
         auto value = [&] { return extreme ? int8_t(-128) : static_cast<int8_t>(rng()); };
         std::vector<std::vector<int8_t>> weights(size_t(tiles), std::vector<int8_t>(size_t(n * n)));
-        std::vector<model::PackedTile> packed;
         for (auto& tile : weights) {
           for (int8_t& v : tile) v = value();
-          packed.emplace_back(tile, n);
         }
-        std::vector<const model::PackedTile*> tile_pointers;
-        for (const auto& p : packed) tile_pointers.push_back(&p);
         // Row r of tile t at rows[(t * count + r) * n], one after the other.
         std::vector<int8_t> rows(size_t(tiles * count * n));
         for (int8_t& v : rows) v = value();
@@ -660,31 +656,58 @@ TEST(MatmulKernel, BitExactWithTheDefinition) {
               want[size_t(r * n + c)] = static_cast<int32_t>(sum);
             }
           }
-          for (Form form : {Form::kPointers, Form::kRanges, Form::kMixed}) {
-            const char* form_name =
-                form == Form::kPointers ? "pointers" : form == Form::kRanges ? "ranges" : "mixed";
-            std::vector<model::RowSet> sets(static_cast<size_t>(tiles));
-            for (int64_t t = 0; t < tiles; ++t) {
-              const bool range = form == Form::kRanges || (form == Form::kMixed && t % 2 == 1);
-              if (range) {
-                sets[size_t(t)].base = &rows[size_t(t * count * n)];
-              } else {
-                sets[size_t(t)].rows = &pointers[size_t(t * count)];
+          for (model::MatmulKernel kernel : model::UsableKernels(n)) {
+            SCOPED_TRACE(std::string("kernel ") + model::KernelName(kernel));
+            std::vector<model::PackedTile> packed;
+            for (const auto& tile : weights) packed.emplace_back(tile, n, kernel);
+            std::vector<const model::PackedTile*> tile_pointers;
+            for (const auto& p : packed) tile_pointers.push_back(&p);
+            for (Form form : {Form::kPointers, Form::kRanges, Form::kMixed}) {
+              const char* form_name =
+                  form == Form::kPointers ? "pointers" : form == Form::kRanges ? "ranges" : "mixed";
+              std::vector<model::RowSet> sets(static_cast<size_t>(tiles));
+              for (int64_t t = 0; t < tiles; ++t) {
+                const bool range = form == Form::kRanges || (form == Form::kMixed && t % 2 == 1);
+                if (range) {
+                  sets[size_t(t)].base = &rows[size_t(t * count * n)];
+                } else {
+                  sets[size_t(t)].rows = &pointers[size_t(t * count)];
+                }
               }
+              std::vector<int32_t> got = out;
+              model::MultiplyBlocks(sets.data(), tile_pointers.data(), tiles, count, accumulate,
+                                    got.data());
+              EXPECT_EQ(got, want) << form_name << ", "
+                                   << (accumulate ? "accumulate" : "overwrite");
             }
-            std::vector<int32_t> got = out;
-            model::MultiplyBlocks(sets.data(), tile_pointers.data(), tiles, count, accumulate,
-                                  got.data());
-            EXPECT_EQ(got, want) << form_name << ", " << (accumulate ? "accumulate" : "overwrite");
-          }
-          if (tiles == 1) {
-            std::vector<int32_t> got = out;
-            model::MultiplyRows(pointers.data(), count, packed[0], accumulate, got.data());
-            EXPECT_EQ(got, want) << "MultiplyRows, " << (accumulate ? "accumulate" : "overwrite");
+            if (tiles == 1) {
+              std::vector<int32_t> got = out;
+              model::MultiplyRows(pointers.data(), count, packed[0], accumulate, got.data());
+              EXPECT_EQ(got, want) << "MultiplyRows, " << (accumulate ? "accumulate" : "overwrite");
+            }
           }
         }
       }
     }
+  }
+}
+
+// Every CPU runs the plain loop; a tile cannot be packed for a kernel that cannot run it (here
+// N = 24, no multiple of 16, for the 16-column kernels), and the error names the kernel and N.
+TEST(MatmulKernel, OnlyUsableKernelsPack) {
+  for (int64_t n : {2, 8, 16, 24, 256}) {
+    const std::vector<model::MatmulKernel> kernels = model::UsableKernels(n);
+    ASSERT_FALSE(kernels.empty());
+    EXPECT_EQ(kernels.front(), model::MatmulKernel::kPlain);
+  }
+  const std::vector<int8_t> tile(24 * 24, 1);
+  try {
+    model::PackedTile packed(tile, 24, model::MatmulKernel::kVnni);
+    FAIL() << "packed N = 24 for the VNNI kernel";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("avx512-vnni kernel cannot run tiles of N = 24"),
+              std::string::npos)
+        << e.what();
   }
 }
 
