@@ -30,16 +30,16 @@ class TimingWorker {
 
   // A new program: what was added before is dropped.
   void Start();
-  // The program's next instructions, replayed on the worker's thread once more follow (the
-  // last piece is the caller's to replay in Finish: a program of one piece never waits for the
-  // thread, which on a loaded machine may wait a time slice to run).
+  // The program's next instructions, replayed on the worker's thread (as far as they decide:
+  // TimingRun::Add) as soon as it is free.
   void Add(std::vector<isa::Instr> instrs);
   // An empty vector for the next piece: one the replay is done with when there is one, so that
   // a long program's pieces reuse the same memory (still in cache, no page to map again)
   // instead of allocating and releasing ~0.6 MB a piece.
   std::vector<isa::Instr> Spare();
-  // The program is complete: its estimate. The pieces the thread has not begun, and the last,
-  // are replayed by the caller, who waits for the estimate anyway.
+  // The program is complete: its estimate. The pieces the thread has not begun are replayed by
+  // the caller, who waits for the estimate anyway (so a thread that a loaded machine does not
+  // run soon delays the estimate by at most the piece it is replaying).
   TimingEstimate Finish();
 
  private:
@@ -52,7 +52,6 @@ class TimingWorker {
   std::condition_variable wake_;  // the thread: a piece, or stop
   std::condition_variable idle_;  // the caller: the thread has finished its piece
   std::deque<std::vector<isa::Instr>> pieces_;  // for the thread
-  std::vector<isa::Instr> last_;                 // the last piece added (the caller's)
   std::vector<std::vector<isa::Instr>> spare_;   // replayed pieces' storage, emptied
   std::unique_ptr<TimingRun> run_;
   // Finished runs, freed by the thread: a long program's run holds megabytes whose release
@@ -78,7 +77,6 @@ inline TimingWorker::~TimingWorker() {
 inline void TimingWorker::Start() {
   std::unique_lock<std::mutex> lock(mutex_);
   pieces_.clear();
-  last_.clear();
   idle_.wait(lock, [this] { return !busy_; });  // the old run is no longer in use
   run_ = std::make_unique<TimingRun>(model_);
 }
@@ -87,12 +85,7 @@ inline void TimingWorker::Add(std::vector<isa::Instr> instrs) {
   if (instrs.empty()) return;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (last_.empty()) {
-      last_ = std::move(instrs);
-      return;
-    }
-    pieces_.push_back(std::move(last_));
-    last_ = std::move(instrs);
+    pieces_.push_back(std::move(instrs));
   }
   wake_.notify_one();
 }
@@ -118,8 +111,6 @@ inline TimingEstimate TimingWorker::Finish() {
   idle_.wait(lock, [this] { return !busy_; });
   std::deque<std::vector<isa::Instr>> rest = std::move(pieces_);
   pieces_.clear();
-  rest.push_back(std::move(last_));
-  last_.clear();
   std::unique_ptr<TimingRun> run = std::move(run_);
   run_ = std::make_unique<TimingRun>(model_);
   lock.unlock();
