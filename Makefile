@@ -6,8 +6,14 @@ CTEST_ARGS ?=
 
 .PHONY: all deps configure run example-fashion example-deep example-mnist test test-long sanitize fuzz lint synth fpga depth waves bench bench-scale coverage format clean help
 
+# Every build runs each model's Verilator step first (target `verilated`), then the build
+# proper in a second call: an RTL change can change the list of files Verilator generates,
+# which CMake reads when it configures, and the second call configures again when it did
+# (cmake/TpuVerilate.cmake, tpu_verilate_step).
+BUILD_CMD = cmake --build $(BUILD) -j $(JOBS) --target verilated && cmake --build $(BUILD) -j $(JOBS)
+
 all: configure  ## build everything the tests need
-	cmake --build $(BUILD) -j $(JOBS)
+	$(BUILD_CMD)
 
 deps:  ## install the Debian packages the project needs (idempotent)
 	@bash scripts/install-deps.sh
@@ -21,7 +27,7 @@ configure: deps
 
 RUN_DIR ?= $(BUILD)/run
 run: configure  ## the main job: a dense layer on the RTL over the modeled PCIe link, checked vs golden
-	cmake --build $(BUILD) -j $(JOBS) --target tpu
+	$(BUILD_CMD) --target tpu
 	python3 scripts/make_dense_inputs.py --m 256 --k 512 --n 256 --seed 1 $(RUN_DIR)
 	$(BUILD)/host_driver/cli/tpu dense --input $(RUN_DIR)/x.npy --weights $(RUN_DIR)/w.npy \
 	  --bias $(RUN_DIR)/b.npy --scale 0.0005 --activation relu --output $(RUN_DIR)/y.npy \
@@ -45,6 +51,7 @@ SANITIZE_SKIP ?= ^TpuRunDataset.RtlPartialLastBatchChecked$$
 sanitize: deps  ## the host tests under ASan + UBSan, in build-sanitize
 	@test -f $(SANITIZE_BUILD)/CMakeCache.txt || cmake -S . -B $(SANITIZE_BUILD) \
 	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTPU_SANITIZE=ON -DTPU_BUILD_DEVICES=
+	cmake --build $(SANITIZE_BUILD) -j $(JOBS) --target verilated
 	cmake --build $(SANITIZE_BUILD) -j $(JOBS) --target host_tests
 	cd $(SANITIZE_BUILD) && ctest --output-on-failure -j $(JOBS) -L host -E '$(SANITIZE_SKIP)' $(CTEST_ARGS)
 
@@ -76,18 +83,18 @@ depth: configure  ## deepest gate path of every block against the 64-level budge
 	  status=$$?; cmake --build . --target depth_report; exit $$status
 
 example-fashion: configure  ## the Fashion-MNIST CNN (examples/) on the RTL, checked vs golden
-	cmake --build $(BUILD) -j $(JOBS) --target tpu
+	$(BUILD_CMD) --target tpu
 	BUILD=$(BUILD) examples/run.sh fashion_mnist_cnn
 
 example-deep: configure  ## the deeper CNN (examples/) on the RTL, checked vs golden
-	cmake --build $(BUILD) -j $(JOBS) --target tpu
+	$(BUILD_CMD) --target tpu
 	BUILD=$(BUILD) examples/run.sh deep_cnn
 
 # MNIST_MODEL: seed (default) or deep; BACKEND=model runs the model device instead of the RTL.
 MNIST_MODEL ?= seed
 example-mnist: configure  ## real MNIST digits (examples/mnist): fetch, train, quantize, import, 2,000 test digits on the RTL with accuracy
 	@bash scripts/install-deps.sh --mnist
-	cmake --build $(BUILD) -j $(JOBS) --target tpu
+	$(BUILD_CMD) --target tpu
 	BUILD=$(BUILD) examples/mnist/run.sh $(MNIST_MODEL)
 
 WAVES_DIR ?= $(BUILD)/waves
@@ -97,7 +104,7 @@ WAVES_DIR ?= $(BUILD)/waves
 WAVES_DEVICE ?=
 waves_device = $(if $(WAVES_DEVICE),--device $(WAVES_DEVICE),)
 waves: configure  ## system traces of a dense and a sliding-window conv layer (WAVES_DEVICE=NAME picks the device) with their layouts, an MXU trace
-	cmake --build $(BUILD) -j $(JOBS) --target tpu mxu_demo
+	$(BUILD_CMD) --target tpu mxu_demo
 	python3 scripts/make_dense_inputs.py --m 64 --k 64 --n 32 --seed 1 $(WAVES_DIR)
 	$(BUILD)/host_driver/cli/tpu dense --input $(WAVES_DIR)/x.npy --weights $(WAVES_DIR)/w.npy \
 	  --bias $(WAVES_DIR)/b.npy --scale 0.0005 --activation relu --output $(WAVES_DIR)/y.npy \
@@ -117,9 +124,11 @@ waves: configure  ## system traces of a dense and a sliding-window conv layer (W
 	@if [ -n "$$DISPLAY" ]; then gtkwave $(WAVES_DIR)/system_demo.fst $(WAVES_DIR)/pcie_dma.gtkw & fi
 
 bench: configure  ## benchmarks (not tests): utilization, throughput, simulation speed
+	cmake --build $(BUILD) -j $(JOBS) --target verilated_bench
 	cmake --build $(BUILD) -j $(JOBS) --target bench
 
 bench-scale: configure  ## every built device size side by side (DEVICES='ci;n64;v1' adds sizes): build time, speed, utilization
+	cmake --build $(BUILD) -j $(JOBS) --target verilated_bench
 	cmake --build $(BUILD) -j $(JOBS) --target bench-scale
 
 # COVERAGE_BUILD: the coverage build's folder (its own configuration: TPU_COVERAGE=ON, n16_small).

@@ -53,4 +53,26 @@ function(tpu_verilate target)
   if(TPU_SANITIZE)
     target_compile_options(${target} PRIVATE -fno-sanitize=all)
   endif()
+  tpu_verilate_step(${target} ${ARG_PREFIX})
+endfunction()
+
+# Verilator alone, as a target of its own (<target>-<prefix>-verilated), listed for the
+# aggregate targets `verilated` (the models `all` builds) and `verilated_bench` (every model).
+# Why: verilate() reads the model's list of generated files when CMake configures. An RTL
+# change that adds or renames generated files (a module Verilator keeps as a class of its own,
+# a changed DepSet hash) is verilated during the build, but that build still compiles and links
+# the old list and fails; the next configure reads the new one. So the Makefile builds
+# `verilated` first and then the rest in a second `cmake --build`, which configures again
+# when a list changed (README, "Building after an RTL change").
+function(tpu_verilate_step target prefix)
+  get_target_property(binary_dir ${target} BINARY_DIR)
+  set(step ${target}-${prefix}-verilated)
+  add_custom_target(${step}
+    DEPENDS ${binary_dir}/CMakeFiles/${target}.dir/${prefix}.dir/${prefix}_copy.cmake)
+  add_dependencies(${target} ${step})
+  set_property(GLOBAL APPEND PROPERTY TPU_VERILATE_STEPS_BENCH ${step})
+  get_target_property(excluded ${target} EXCLUDE_FROM_ALL)
+  if(NOT excluded)
+    set_property(GLOBAL APPEND PROPERTY TPU_VERILATE_STEPS ${step})
+  endif()
 endfunction()

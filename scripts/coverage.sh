@@ -32,6 +32,9 @@ if ! grep -q '^TPU_COVERAGE:BOOL=ON' "$BUILD/CMakeCache.txt"; then
        "COVERAGE_BUILD to another folder" >&2
   exit 2
 fi
+# Verilator first, then the build, which configures again when a model's file list changed
+# (cmake/TpuVerilate.cmake, tpu_verilate_step).
+cmake --build "$BUILD" -j "$JOBS" --target verilated
 cmake --build "$BUILD" -j "$JOBS" --target "${TARGETS[@]}"
 built=$(date +%s)
 
