@@ -56,8 +56,8 @@ void BenchSizeCpu(int side, double seconds_wanted) {
     cycles += stats.cycles;
     seconds = CpuSeconds() - start;
   } while (seconds < seconds_wanted);
-  std::printf("N = %d, %dx%dx%d: %llu cycles in %.3f s of process CPU time: %.1f kcycles/s\n",
-              N, m, k, ncols, (unsigned long long)cycles, seconds, double(cycles) / seconds / 1e3);
+  std::printf("N = %d, %dx%dx%d: %llu cycles in %.3f s of process CPU time: %.1f kcycles/s\n", N, m,
+              k, ncols, (unsigned long long)cycles, seconds, double(cycles) / seconds / 1e3);
 }
 
 // side: K = N_out = side * N, so side^2 weight tiles of 4N rows each.

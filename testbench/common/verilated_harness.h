@@ -171,7 +171,7 @@ class VerilatedHarness {
 #endif
   uint64_t cycle_ = 0;
   bool traced_ = false;
-  bool powered_up_ = false;  // a clock edge in reset has passed (Reset)
+  bool powered_up_ = false;       // a clock edge in reset has passed (Reset)
   bool falling_pending_ = false;  // TickRising() left the falling edge to the next Eval()
 };
 

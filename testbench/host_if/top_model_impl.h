@@ -134,9 +134,9 @@ class TopModelImpl final : public TopModel {
     Port<decltype(Vtop::wd_wr_ready_i)> wd_wr_ready;
   };
   static Ports Capture(Vtop& d) {
-    return Ports{d.rst_ni,         d.rx_valid_i,     d.rx_data_i,      d.rx_sop_i,
-                 d.rx_eop_i,       d.tx_ready_i,     d.wd_req_ready_i, d.wd_rsp_valid_i,
-                 d.wd_rsp_data_i,  d.wd_wr_ready_i};
+    return Ports{d.rst_ni,        d.rx_valid_i,   d.rx_data_i,      d.rx_sop_i,
+                 d.rx_eop_i,      d.tx_ready_i,   d.wd_req_ready_i, d.wd_rsp_valid_i,
+                 d.wd_rsp_data_i, d.wd_wr_ready_i};
   }
   template <typename T>
   static bool Same(const T& a, const T& b) {
@@ -152,7 +152,7 @@ class TopModelImpl final : public TopModel {
 
   TopConfig config_;
   VerilatedHarness<Vtop> sim_;
-  Ports last_{};           // the inputs of the last Eval()
+  Ports last_{};            // the inputs of the last Eval()
   bool evaluated_ = false;  // last_ holds them
   uint64_t falling_evals_skipped_ = 0;
 };
