@@ -4,6 +4,9 @@
 // Targets: utilization >= 0.95 (weight loads hidden), MXU speed >= 0.5 x bare array.
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
 #include <random>
 #include <stdexcept>
 #include <vector>
@@ -22,6 +25,39 @@ std::vector<int8_t> RandomInt8(size_t count, std::mt19937_64& rng) {
   std::vector<int8_t> v(count);
   for (auto& x : v) x = int8_t(rng());
   return v;
+}
+
+// The process's CPU time, seconds (--n mode: figures comparable with the system's on a loaded
+// machine, docs/performance.md "System simulation speed").
+double CpuSeconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
+}
+
+// --n mode: the MXU alone at one size for `seconds` of process CPU time, no bare array.
+template <int N>
+void BenchSizeCpu(int side, double seconds_wanted) {
+  const int m = 4 * N, k = side * N, ncols = side * N;
+  std::mt19937_64 rng(N);
+  const auto a = RandomInt8(size_t(m) * k, rng), w = RandomInt8(size_t(k) * ncols, rng);
+  const auto want =
+      golden::Gemm(golden::Tensor<int8_t>({m, k}, a), golden::Tensor<int8_t>({k, ncols}, w)).data;
+  auto mxu = tb::MakeMxuHarness<N>();
+  mxu->Reset();
+  uint64_t cycles = 0;
+  double seconds = 0;
+  const double start = CpuSeconds();
+  do {
+    tb::MxuStreamStats stats;
+    if (tb::RunMxuGemm(*mxu, a, w, m, k, ncols, {}, &stats) != want) {
+      throw std::runtime_error("MXU result differs from the golden GEMM");
+    }
+    cycles += stats.cycles;
+    seconds = CpuSeconds() - start;
+  } while (seconds < seconds_wanted);
+  std::printf("N = %d, %dx%dx%d: %llu cycles in %.3f s of process CPU time: %.1f kcycles/s\n", N, m,
+              k, ncols, (unsigned long long)cycles, seconds, double(cycles) / seconds / 1e3);
 }
 
 // side: K = N_out = side * N, so side^2 weight tiles of 4N rows each.
@@ -61,7 +97,31 @@ void BenchSize(int side) {
 }  // namespace
 }  // namespace tpu::bench
 
-int main() {
+// bench_mxu: every size, wall clock, against the bare array.
+// bench_mxu --n N [--seconds S]: the MXU alone at N (8, 16 or 32), S (default 3) seconds of
+// process CPU time.
+int main(int argc, char** argv) {
+  if (argc >= 3 && std::strcmp(argv[1], "--n") == 0) {
+    const int n = std::atoi(argv[2]);
+    const double seconds =
+        argc >= 5 && std::strcmp(argv[3], "--seconds") == 0 ? std::atof(argv[4]) : 3.0;
+    try {
+      if (n == 8) {
+        tpu::bench::BenchSizeCpu<8>(8, seconds);
+      } else if (n == 16) {
+        tpu::bench::BenchSizeCpu<16>(8, seconds);
+      } else if (n == 32) {
+        tpu::bench::BenchSizeCpu<32>(8, seconds);
+      } else {
+        std::fprintf(stderr, "bench_mxu: --n 8, 16 or 32\n");
+        return 2;
+      }
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "bench_mxu: %s\n", e.what());
+      return 1;
+    }
+    return 0;
+  }
   std::printf("MXU benchmark: M = 4N rows per tile, back-to-back tiles (64 up to N = 32, then "
               "4), results checked\n");
   std::printf("utilization = useful MACs / (N*N x cycles), cycles from first input to last "

@@ -1,8 +1,11 @@
 #include "golden/dense.h"
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "golden/int32_wrap.h"
 
@@ -24,16 +27,21 @@ Tensor<int32_t> DenseAccumulate(const Tensor<int8_t>& input, const Tensor<int8_t
                                 " outside int8 range [-128, 127]");
   }
   Tensor<int32_t> out({m, n});
+  // Row by row, each input element times a whole row of weights (contiguous, so the inner
+  // loop vectorizes); sums modulo 2^32 do not depend on the order of the terms.
+  std::vector<uint32_t> acc(static_cast<std::size_t>(n));  // unsigned: overflow wraps
   for (int64_t i = 0; i < m; ++i) {
-    for (int64_t j = 0; j < n; ++j) {
-      uint32_t acc = 0;  // unsigned so that overflow wraps by definition
-      for (int64_t kk = 0; kk < k; ++kk) {
-        const int32_t x_centered =
-            input.data[static_cast<std::size_t>(i * k + kk)] - input_zero_point;  // in [-255, 255]
-        acc +=
-            static_cast<uint32_t>(x_centered * weights.data[static_cast<std::size_t>(kk * n + j)]);
+    std::fill(acc.begin(), acc.end(), 0u);
+    for (int64_t kk = 0; kk < k; ++kk) {
+      const int32_t x_centered =
+          input.data[static_cast<std::size_t>(i * k + kk)] - input_zero_point;  // in [-255, 255]
+      const int8_t* w = weights.data.data() + static_cast<std::size_t>(kk * n);
+      for (int64_t j = 0; j < n; ++j) {
+        acc[static_cast<std::size_t>(j)] += static_cast<uint32_t>(x_centered * w[j]);
       }
-      out.data[static_cast<std::size_t>(i * n + j)] = BitsToInt32(acc);
+    }
+    for (int64_t j = 0; j < n; ++j) {
+      out.data[static_cast<std::size_t>(i * n + j)] = BitsToInt32(acc[static_cast<std::size_t>(j)]);
     }
   }
   return out;

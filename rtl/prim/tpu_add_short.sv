@@ -20,20 +20,17 @@ module tpu_add_short #(
   logic              carry;  // their carry out
   logic [HighW-1:0]  inc;    // a_i's high bits plus one
 
-  // Low bits: g = generate, p = propagate over a span that doubles each step.
+  // Low bits: g = generate, p = propagate over a span that doubles each step. Each step is
+  // written on whole vectors (bit i takes bit i - span; the bits below span keep theirs): the
+  // same gates as a loop over the bits, and a few word operations for the simulator instead of
+  // one per bit.
   always_comb begin
-    logic [ShortW-1:0] g, p, g_n, p_n;
+    logic [ShortW-1:0] g, p;
     g = a_i[ShortW-1:0] & b_i;
     p = a_i[ShortW-1:0] ^ b_i;
     for (int span = 1; span < ShortW; span = 2 * span) begin
-      g_n = g;
-      p_n = p;
-      for (int i = span; i < ShortW; i++) begin
-        g_n[i] = g[i] | (p[i] & g[i - span]);
-        p_n[i] = p[i] & p[i - span];
-      end
-      g = g_n;
-      p = p_n;
+      g = g | (p & (g << span));
+      p = p & ~(~p << span);  // ones shift in: p[i] ends as the propagate of bits i..0
     end
     low   = a_i[ShortW-1:0] ^ b_i ^ ShortW'({g, 1'b0});
     carry = g[ShortW-1];
@@ -41,13 +38,9 @@ module tpu_add_short #(
 
   // High bits plus one: bit i flips when every high bit below it is one.
   always_comb begin
-    logic [HighW-1:0] ones, ones_n;
+    logic [HighW-1:0] ones;
     ones = HighW'({a_i[Width-1:ShortW], 1'b1});
-    for (int span = 1; span < HighW; span = 2 * span) begin
-      ones_n = ones;
-      for (int i = span; i < HighW; i++) ones_n[i] = ones[i] & ones[i - span];
-      ones = ones_n;
-    end
+    for (int span = 1; span < HighW; span = 2 * span) ones = ones & ~(~ones << span);
     inc = a_i[Width-1:ShortW] ^ ones;
   end
 

@@ -77,6 +77,7 @@ class VerilatedHarness {
   // resets it. In silicon the reset is a level and holds them; only the assertions, sampled
   // at that edge on random state, would see the difference.
   void Reset(int cycles = 2) {
+    falling_pending_ = false;
     top_->rst_ni = 0;
     top_->eval();
     for (int i = 0; i < cycles; ++i) {
@@ -91,10 +92,14 @@ class VerilatedHarness {
   }
 
   // Settles combinational logic after inputs changed (to read ready signals).
-  void Eval() { top_->eval(); }
+  void Eval() {
+    falling_pending_ = false;
+    top_->eval();
+  }
 
   // One clock cycle: rising edge, then falling edge. Inputs change between calls.
   void Tick() {
+    falling_pending_ = false;
     top_->clk_i = 1;
     top_->eval();
     Dump(ctx_->time());
@@ -121,8 +126,16 @@ class VerilatedHarness {
     top_->eval();
     ctx_->timeInc(2 * kHalfPeriod);
     top_->clk_i = 0;
+    falling_pending_ = true;
     ++cycle_;
   }
+
+  // After TickRising(): the falling edge waits for the next Eval() (clk_i low, not evaluated).
+  bool falling_edge_pending() const { return falling_pending_; }
+  // The caller took that falling edge without an evaluation, having recorded it in the model's
+  // own edge detection (TopModelImpl::Eval: only when the inputs are those of the rising
+  // edge's evaluation, so that the evaluation would compute nothing new).
+  void FallingEdgeTaken() { falling_pending_ = false; }
 
  private:
   void OpenTrace() {
@@ -158,7 +171,8 @@ class VerilatedHarness {
 #endif
   uint64_t cycle_ = 0;
   bool traced_ = false;
-  bool powered_up_ = false;  // a clock edge in reset has passed (Reset)
+  bool powered_up_ = false;       // a clock edge in reset has passed (Reset)
+  bool falling_pending_ = false;  // TickRising() left the falling edge to the next Eval()
 };
 
 }  // namespace tpu::tb
