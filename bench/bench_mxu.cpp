@@ -35,14 +35,30 @@ double CpuSeconds() {
   return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
 }
 
+// The benchmark's GEMM at size N: M = 4N rows, K = N_out = side * N (side^2 weight tiles of
+// 4N rows each), seeded inputs and the golden result.
+struct GemmCase {
+  int m, k, ncols;
+  std::vector<int8_t> a, w;
+  std::vector<int32_t> want;
+};
+
+template <int N>
+GemmCase MakeGemmCase(int side) {
+  GemmCase c{4 * N, side * N, side * N, {}, {}, {}};
+  std::mt19937_64 rng(N);
+  c.a = RandomInt8(size_t(c.m) * c.k, rng);
+  c.w = RandomInt8(size_t(c.k) * c.ncols, rng);
+  c.want = golden::Gemm(golden::Tensor<int8_t>({c.m, c.k}, c.a),
+                        golden::Tensor<int8_t>({c.k, c.ncols}, c.w))
+               .data;
+  return c;
+}
+
 // --n mode: the MXU alone at one size for `seconds` of process CPU time, no bare array.
 template <int N>
 void BenchSizeCpu(int side, double seconds_wanted) {
-  const int m = 4 * N, k = side * N, ncols = side * N;
-  std::mt19937_64 rng(N);
-  const auto a = RandomInt8(size_t(m) * k, rng), w = RandomInt8(size_t(k) * ncols, rng);
-  const auto want =
-      golden::Gemm(golden::Tensor<int8_t>({m, k}, a), golden::Tensor<int8_t>({k, ncols}, w)).data;
+  const GemmCase g = MakeGemmCase<N>(side);
   auto mxu = tb::MakeMxuHarness<N>();
   mxu->Reset();
   uint64_t cycles = 0;
@@ -50,25 +66,20 @@ void BenchSizeCpu(int side, double seconds_wanted) {
   const double start = CpuSeconds();
   do {
     tb::MxuStreamStats stats;
-    if (tb::RunMxuGemm(*mxu, a, w, m, k, ncols, {}, &stats) != want) {
+    if (tb::RunMxuGemm(*mxu, g.a, g.w, g.m, g.k, g.ncols, {}, &stats) != g.want) {
       throw std::runtime_error("MXU result differs from the golden GEMM");
     }
     cycles += stats.cycles;
     seconds = CpuSeconds() - start;
   } while (seconds < seconds_wanted);
-  std::printf("N = %d, %dx%dx%d: %llu cycles in %.3f s of process CPU time: %.1f kcycles/s\n", N, m,
-              k, ncols, (unsigned long long)cycles, seconds, double(cycles) / seconds / 1e3);
+  std::printf("N = %d, %dx%dx%d: %llu cycles in %.3f s of process CPU time: %.1f kcycles/s\n", N,
+              g.m, g.k, g.ncols, (unsigned long long)cycles, seconds, double(cycles) / seconds / 1e3);
 }
 
 // side: K = N_out = side * N, so side^2 weight tiles of 4N rows each.
 template <int N>
 void BenchSize(int side) {
-  const int m = 4 * N, k = side * N, ncols = side * N;
-  std::mt19937_64 rng(N);
-  const auto a = RandomInt8(size_t(m) * k, rng), w = RandomInt8(size_t(k) * ncols, rng);
-  const auto want =
-      golden::Gemm(golden::Tensor<int8_t>({m, k}, a), golden::Tensor<int8_t>({k, ncols}, w)).data;
-
+  const GemmCase g = MakeGemmCase<N>(side);
   auto mxu = tb::MakeMxuHarness<N>();
   mxu->Reset();
   tb::MxuStreamStats first;
@@ -78,7 +89,7 @@ void BenchSize(int side) {
   double seconds = 0;
   do {
     tb::MxuStreamStats stats;
-    if (tb::RunMxuGemm(*mxu, a, w, m, k, ncols, {}, &stats) != want) {
+    if (tb::RunMxuGemm(*mxu, g.a, g.w, g.m, g.k, g.ncols, {}, &stats) != g.want) {
       throw std::runtime_error("MXU result differs from the golden GEMM");
     }
     if (runs++ == 0) first = stats;
@@ -88,8 +99,8 @@ void BenchSize(int side) {
 
   const double bare_seconds = RunBareArray<N>(cycles);
   const double mxu_speed = double(cycles) / seconds, bare_speed = double(cycles) / bare_seconds;
-  std::printf("%4d  %4dx%-4dx%-4d %5llu %8llu %6llu  %11.4f  %12.0f  %12.0f  %6.2f\n", N, m, k,
-              ncols, (unsigned long long)first.tiles, (unsigned long long)first.cycles,
+  std::printf("%4d  %4dx%-4dx%-4d %5llu %8llu %6llu  %11.4f  %12.0f  %12.0f  %6.2f\n", N, g.m,
+              g.k, g.ncols, (unsigned long long)first.tiles, (unsigned long long)first.cycles,
               (unsigned long long)first.act_wait, first.Utilization(N), mxu_speed, bare_speed,
               mxu_speed / bare_speed);
 }
