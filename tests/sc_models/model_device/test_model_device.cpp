@@ -626,8 +626,10 @@ TEST(MatmulKernel, BitExactWithTheDefinition) {
   enum class Form { kPointers, kRanges, kMixed };
   for (int64_t n = 2; n <= 256; n *= 2) {
     for (int extreme = 0; extreme < 2; ++extreme) {
-      for (int64_t tiles : {1, 2, 5}) {
-        const int64_t count = tiles == 1 ? 5 : tiles == 2 ? 35 : 16;
+      // (tiles, rows): fewer than 16 rows (VNNI under AMX), one group of 16 rows, groups of 16
+      // with an overlapping last one (31: a 1024^3 layer's blocks, 35), whole groups (48).
+      for (const auto& [tiles, count] : {std::pair<int64_t, int64_t>{1, 5}, {2, 35}, {3, 31},
+                                         {4, 48}, {5, 16}}) {
         SCOPED_TRACE("n " + std::to_string(n) + (extreme ? " extreme" : " random") + ", " +
                      std::to_string(tiles) + " tiles, " + std::to_string(count) + " rows");
         auto value = [&] { return extreme ? int8_t(-128) : static_cast<int8_t>(rng()); };
