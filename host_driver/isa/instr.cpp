@@ -101,13 +101,7 @@ std::string FormatFieldValue(const FieldInfo& field, int64_t value) {
   return std::to_string(value);
 }
 
-namespace {
-
-struct TokenMasks {
-  uint8_t wait = 0, signal = 0;
-};
-
-TokenMasks TokenMasksOf(const Instr& instr) {
+TokenMasks TokensOf(const Instr& instr) {
   return std::visit(
       [](const auto& op) -> TokenMasks {
         if constexpr (std::is_same_v<std::decay_t<decltype(op)>, Nop> ||
@@ -120,9 +114,7 @@ TokenMasks TokenMasksOf(const Instr& instr) {
       instr);
 }
 
-}  // namespace
-
-uint8_t WaitTokens(const Instr& instr) { return TokenMasksOf(instr).wait; }
-uint8_t SignalTokens(const Instr& instr) { return TokenMasksOf(instr).signal; }
+uint8_t WaitTokens(const Instr& instr) { return TokensOf(instr).wait; }
+uint8_t SignalTokens(const Instr& instr) { return TokensOf(instr).signal; }
 
 }  // namespace tpu::isa

@@ -26,7 +26,12 @@ const InstrInfo& InfoOf(const Instr& instr);
 // flags 0/1, signed fields as signed values); unused trailing entries are 0.
 FieldValues ValuesOf(const Instr& instr);
 
-// The instruction's wait and signal token masks (0 for NOP and HALT, which have none).
+// The instruction's wait and signal token masks (0 for NOP and HALT, which have none): both at
+// once, or either.
+struct TokenMasks {
+  uint8_t wait = 0, signal = 0;
+};
+TokenMasks TokensOf(const Instr& instr);
 uint8_t WaitTokens(const Instr& instr);
 uint8_t SignalTokens(const Instr& instr);
 

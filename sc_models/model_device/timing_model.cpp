@@ -60,8 +60,9 @@ struct Op {
 
 Op OpOf(const isa::Instr& in) {
   Op op;
-  op.wait = isa::WaitTokens(in);
-  op.signal = isa::SignalTokens(in);
+  const isa::TokenMasks tokens = isa::TokensOf(in);
+  op.wait = tokens.wait;
+  op.signal = tokens.signal;
   if (std::holds_alternative<isa::Halt>(in)) {
     op.kind = Kind::kHalt;
   } else if (const auto* s = std::get_if<isa::Sync>(&in)) {
@@ -128,8 +129,27 @@ class Replay {
   void Advance(bool complete);
   // After Advance(true).
   TimingEstimate Result();
+  // Takes `old`'s vectors (emptied, their capacity kept) as this replay's storage; this one
+  // must not have begun.
+  void AdoptStorage(Replay& old) {
+    Adopt(program_, old.program_);
+    Adopt(arrival_, old.arrival_);
+    Adopt(taken_at_, old.taken_at_);
+    Adopt(gives_, old.gives_);
+    Adopt(first_beat_, old.first_beat_);
+    Adopt(last_beat_, old.last_beat_);
+    Adopt(flip_, old.flip_);
+    Adopt(matmul_done_, old.matmul_done_);
+    Adopt(dep_waits_, old.dep_waits_);
+  }
 
  private:
+  template <typename T>
+  static void Adopt(std::vector<T>& mine, std::vector<T>& old) {
+    mine.swap(old);
+    mine.clear();
+  }
+
   struct RingRun {  // slots [first, last] coalesced into one MRd
     int64_t first = -1;
     int64_t last = -1;
@@ -701,8 +721,15 @@ TimingEstimate TimingModel::Estimate(const std::vector<isa::Instr>& program) con
 }
 
 TimingRun::TimingRun(const TimingModel& model)
-    : impl_(std::make_unique<Impl>(model.device_, HostTimingFor(model.device_, model.link_))) {}
+    : model_(model),
+      impl_(std::make_unique<Impl>(model.device_, HostTimingFor(model.device_, model.link_))) {}
 TimingRun::~TimingRun() = default;
+
+void TimingRun::Restart() {
+  auto fresh = std::make_unique<Impl>(model_.device_, HostTimingFor(model_.device_, model_.link_));
+  fresh->AdoptStorage(*impl_);
+  impl_ = std::move(fresh);
+}
 
 void TimingRun::Add(const isa::Instr* instrs, size_t count) {
   impl_->Add(instrs, count);

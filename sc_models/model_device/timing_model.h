@@ -62,6 +62,7 @@ class TimingModel {
 // however it was split.
 class TimingRun {
  public:
+  // `model` must outlive the run.
   explicit TimingRun(const TimingModel& model);
   ~TimingRun();
   TimingRun(const TimingRun&) = delete;
@@ -70,9 +71,14 @@ class TimingRun {
   void Add(const isa::Instr* instrs, size_t count);
   // The program is complete: its estimate (call once).
   TimingEstimate Finish();
+  // Starts again with no instructions, keeping the run's storage: a long program's per
+  // instruction records (megabytes for a 1024^3 layer) are then neither allocated, grown and
+  // copied, nor mapped again by the next program.
+  void Restart();
 
  private:
   class Impl;
+  const TimingModel& model_;
   std::unique_ptr<Impl> impl_;
 };
 

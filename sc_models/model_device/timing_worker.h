@@ -54,9 +54,9 @@ class TimingWorker {
   std::deque<std::vector<isa::Instr>> pieces_;  // for the thread
   std::vector<std::vector<isa::Instr>> spare_;   // replayed pieces' storage, emptied
   std::unique_ptr<TimingRun> run_;
-  // Finished runs, freed by the thread: a long program's run holds megabytes whose release
-  // need not delay the caller.
-  std::vector<std::unique_ptr<TimingRun>> finished_;
+  // The previous program's run, restarted: the next program's, on the same storage (a long
+  // program's run holds megabytes, which would otherwise be released and mapped again).
+  std::unique_ptr<TimingRun> spare_run_;
   bool busy_ = false;  // the thread is replaying a piece into run_ (outside the lock)
   bool stop_ = false;
   std::thread thread_;  // last: starts once the members above exist
@@ -78,7 +78,7 @@ inline void TimingWorker::Start() {
   std::unique_lock<std::mutex> lock(mutex_);
   pieces_.clear();
   idle_.wait(lock, [this] { return !busy_; });  // the old run is no longer in use
-  run_ = std::make_unique<TimingRun>(model_);
+  run_->Restart();
 }
 
 inline void TimingWorker::Add(std::vector<isa::Instr> instrs) {
@@ -112,31 +112,22 @@ inline TimingEstimate TimingWorker::Finish() {
   std::deque<std::vector<isa::Instr>> rest = std::move(pieces_);
   pieces_.clear();
   std::unique_ptr<TimingRun> run = std::move(run_);
-  run_ = std::make_unique<TimingRun>(model_);
+  run_ = spare_run_ ? std::move(spare_run_) : std::make_unique<TimingRun>(model_);
   lock.unlock();
   for (const std::vector<isa::Instr>& piece : rest) run->Add(piece.data(), piece.size());
   TimingEstimate estimate = run->Finish();
+  run->Restart();
   lock.lock();
   for (std::vector<isa::Instr>& piece : rest) Recycle(std::move(piece));
-  finished_.push_back(std::move(run));
-  lock.unlock();
-  wake_.notify_one();
+  spare_run_ = std::move(run);
   return estimate;
 }
 
 inline void TimingWorker::Loop() {
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
-    wake_.wait(lock, [this] { return stop_ || !pieces_.empty() || !finished_.empty(); });
+    wake_.wait(lock, [this] { return stop_ || !pieces_.empty(); });
     if (stop_) return;
-    if (!finished_.empty()) {
-      std::vector<std::unique_ptr<TimingRun>> finished = std::move(finished_);
-      finished_.clear();
-      lock.unlock();
-      finished.clear();
-      lock.lock();
-      continue;
-    }
     std::vector<isa::Instr> piece = std::move(pieces_.front());
     pieces_.pop_front();
     TimingRun* run = run_.get();

@@ -715,18 +715,30 @@ TEST(MatmulKernel, OnlyUsableKernelsPack) {
 
 // ---- The timing model fed in pieces ---------------------------------------------------------
 
+void ExpectSameEstimate(const TimingEstimate& e, const TimingEstimate& want) {
+  EXPECT_EQ(e.cycles, want.cycles);
+  EXPECT_EQ(e.mxu_active_cycles, want.mxu_active_cycles);
+  EXPECT_EQ(e.stalls, want.stalls);
+  EXPECT_EQ(e.pcie_bytes_to_device, want.pcie_bytes_to_device);
+  EXPECT_EQ(e.pcie_bytes_from_device, want.pcie_bytes_from_device);
+}
+
 // The model device replays a program's timing as its instructions are executed (TimingRun, on
 // the TimingWorker's thread): every figure equals TimingModel::Estimate's of the whole program,
 // whatever the pieces (one instruction at a time, small and large random pieces), on programs
 // whose ring streams (more instructions than the ring's slots) and short ones, on three devices.
+// The worker restarts a finished run for the next program (its storage kept): one run per
+// device takes every program in turn, the largest first, each after a restart that abandons
+// half of the same program, and gives the same figures.
 TEST(TimingRun, PiecesGiveTheWholeProgramsEstimate) {
   std::mt19937_64 rng(53);
   for (const char* name : {"n8", "n16", "v1"}) {
     const devices::DeviceConfig& device = *devices::FindDevice(name);
     const TimingModel model(device, device::ParsePcieLink("gen3x16"));
-    for (const auto& [m, k, nout] : {std::tuple<int64_t, int64_t, int64_t>{3, 20, 9},
+    TimingRun restarted(model);
+    for (const auto& [m, k, nout] : {std::tuple<int64_t, int64_t, int64_t>{200, 256, 256},
                                      {64, 96, 48},
-                                     {200, 256, 256}}) {
+                                     {3, 20, 9}}) {
       const DenseCase c = RandomDense(rng, m, k, nout);
       const std::vector<isa::Instr> program =
           compiler::LowerDense(c.x, c.layer, device.limits, {0x1'0000'0000, 1 << 26}).instrs;
@@ -740,13 +752,15 @@ TEST(TimingRun, PiecesGiveTheWholeProgramsEstimate) {
           run.Add(program.data() + i, piece);
           i += piece;
         }
-        const TimingEstimate e = run.Finish();
-        EXPECT_EQ(e.cycles, whole.cycles);
-        EXPECT_EQ(e.mxu_active_cycles, whole.mxu_active_cycles);
-        EXPECT_EQ(e.stalls, whole.stalls);
-        EXPECT_EQ(e.pcie_bytes_to_device, whole.pcie_bytes_to_device);
-        EXPECT_EQ(e.pcie_bytes_from_device, whole.pcie_bytes_from_device);
+        ExpectSameEstimate(run.Finish(), whole);
       }
+      SCOPED_TRACE(std::string(name) + " " + std::to_string(program.size()) +
+                   " instructions, a restarted run");
+      restarted.Add(program.data(), program.size() / 2);
+      restarted.Restart();
+      restarted.Add(program.data(), program.size());
+      ExpectSameEstimate(restarted.Finish(), whole);
+      restarted.Restart();
     }
   }
 }
