@@ -668,8 +668,8 @@ void Replay::Advance(bool complete) {
     RingStep(t);
     // Tokens still to be given wake the loop when they are. A unit's end changes nothing else
     // but Idle, which only HALT and SYNC read: it wakes the loop while one of them is next
-    // (the turn that dispatches the instruction before it sees it). A 1024^3 layer's replay
-    // had 60% of its turns woken by ends that nothing waited for.
+    // (the turn that dispatches the instruction before it sees it). Registering every unit's
+    // end at every turn cost a 1024^3 layer's replay about 2 ms (of ~19) for nothing.
     if (WaitsForIdle()) {
       for (const Unit& unit : units_) Wake(unit.busy_until + 1, t);
     }
