@@ -10,7 +10,9 @@ CTEST_ARGS ?=
 # proper in a second call: an RTL change can change the list of files Verilator generates,
 # which CMake reads when it configures, and the second call configures again when it did
 # (cmake/TpuVerilate.cmake, tpu_verilate_step).
-BUILD_CMD = cmake --build $(BUILD) -j $(JOBS) --target verilated && cmake --build $(BUILD) -j $(JOBS)
+# $(call verilate_then_build,DIR,STEP) --target T: STEP (verilated or verilated_bench), then T.
+verilate_then_build = cmake --build $(1) -j $(JOBS) --target $(2) && cmake --build $(1) -j $(JOBS)
+BUILD_CMD = $(call verilate_then_build,$(BUILD),verilated)
 
 all: configure  ## build everything the tests need
 	$(BUILD_CMD)
@@ -51,8 +53,7 @@ SANITIZE_SKIP ?= ^TpuRunDataset.RtlPartialLastBatchChecked$$
 sanitize: deps  ## the host tests under ASan + UBSan, in build-sanitize
 	@test -f $(SANITIZE_BUILD)/CMakeCache.txt || cmake -S . -B $(SANITIZE_BUILD) \
 	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTPU_SANITIZE=ON -DTPU_BUILD_DEVICES=
-	cmake --build $(SANITIZE_BUILD) -j $(JOBS) --target verilated
-	cmake --build $(SANITIZE_BUILD) -j $(JOBS) --target host_tests
+	$(call verilate_then_build,$(SANITIZE_BUILD),verilated) --target host_tests
 	cd $(SANITIZE_BUILD) && ctest --output-on-failure -j $(JOBS) -L host -E '$(SANITIZE_SKIP)' $(CTEST_ARGS)
 
 # libFuzzer on the same readers (tests/fuzz), FUZZ_SECONDS each, in a clang build of its own.
@@ -124,12 +125,10 @@ waves: configure  ## system traces of a dense and a sliding-window conv layer (W
 	@if [ -n "$$DISPLAY" ]; then gtkwave $(WAVES_DIR)/system_demo.fst $(WAVES_DIR)/pcie_dma.gtkw & fi
 
 bench: configure  ## benchmarks (not tests): utilization, throughput, simulation speed
-	cmake --build $(BUILD) -j $(JOBS) --target verilated_bench
-	cmake --build $(BUILD) -j $(JOBS) --target bench
+	$(call verilate_then_build,$(BUILD),verilated_bench) --target bench
 
 bench-scale: configure  ## every built device size side by side (DEVICES='ci;n64;v1' adds sizes): build time, speed, utilization
-	cmake --build $(BUILD) -j $(JOBS) --target verilated_bench
-	cmake --build $(BUILD) -j $(JOBS) --target bench-scale
+	$(call verilate_then_build,$(BUILD),verilated_bench) --target bench-scale
 
 # COVERAGE_BUILD: the coverage build's folder (its own configuration: TPU_COVERAGE=ON, n16_small).
 COVERAGE_BUILD ?= build-coverage
