@@ -99,6 +99,44 @@ Op OpOf(const isa::Instr& in) {
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+// A vector of per-instruction records indexed by instruction from the program's start, of which
+// only the last ones are kept: the replay reads a few hundred instructions behind the newest
+// (the ring's slots, the units' queues), so a long program's records need not all stay in
+// memory. A 1024^3 layer's ~146,000 instructions would otherwise take ~9 MB, mapped page by
+// page (~2,500 page faults, ~4 ms) on every program that is longer than the ones before.
+template <typename T>
+class Window {
+ public:
+  // One past the last index (the number of records ever added).
+  size_t size() const { return base_ + kept_.size(); }
+  bool empty() const { return size() == 0; }
+  T& operator[](size_t i) { return kept_[i - base_]; }
+  const T& operator[](size_t i) const { return kept_[i - base_]; }
+  const T& back() const { return kept_.back(); }
+  void push_back(const T& v) { kept_.push_back(v); }
+  // Adds records up to index n - 1, each `v`.
+  void resize(size_t n, const T& v) { kept_.resize(n - base_, v); }
+  // Forgets the records before index `first` (none may be read again) once they are at least
+  // as many as the ones kept, so that dropping costs O(1) a record.
+  void DropBefore(size_t first) {
+    if (first <= base_ || first > size()) return;
+    const size_t dead = first - base_;
+    if (dead < kept_.size() - dead) return;
+    kept_.erase(kept_.begin(), kept_.begin() + static_cast<std::ptrdiff_t>(dead));
+    base_ = first;
+  }
+  // Takes `old`'s storage, emptied (its capacity kept).
+  void Adopt(Window& old) {
+    kept_.swap(old.kept_);
+    kept_.clear();
+    base_ = 0;
+  }
+
+ private:
+  std::vector<T> kept_;  // the records from index base_ on
+  size_t base_ = 0;
+};
+
 // The program replayed on the controller's units in time: a discrete-event simulation that
 // advances from one time at which something can change to the next.
 class Replay {
@@ -117,9 +155,10 @@ class Replay {
 
   // The program's next instructions, in program order.
   void Add(const isa::Instr* instrs, size_t count) {
-    if (program_.size() + count > program_.capacity()) {
-      program_.reserve(std::max(program_.size() + count, 2 * program_.capacity()));
-    }
+    const size_t live = LiveFrom();
+    program_.DropBefore(live);
+    arrival_.DropBefore(live);
+    taken_at_.DropBefore(live);
     for (size_t i = 0; i < count; ++i) program_.push_back(OpOf(instrs[i]));
     arrival_.resize(program_.size(), kNever);
     taken_at_.resize(program_.size(), kNever);
@@ -132,14 +171,14 @@ class Replay {
   // Takes `old`'s vectors (emptied, their capacity kept) as this replay's storage; this one
   // must not have begun.
   void AdoptStorage(Replay& old) {
-    Adopt(program_, old.program_);
-    Adopt(arrival_, old.arrival_);
-    Adopt(taken_at_, old.taken_at_);
+    program_.Adopt(old.program_);
+    arrival_.Adopt(old.arrival_);
+    taken_at_.Adopt(old.taken_at_);
     Adopt(gives_, old.gives_);
     Adopt(first_beat_, old.first_beat_);
     Adopt(last_beat_, old.last_beat_);
     Adopt(flip_, old.flip_);
-    Adopt(matmul_done_, old.matmul_done_);
+    matmul_done_.Adopt(old.matmul_done_);
     Adopt(dep_waits_, old.dep_waits_);
   }
 
@@ -219,7 +258,11 @@ class Replay {
 
   const int64_t n_;
   const HostTiming host_;
-  std::vector<Op> program_;
+  // The first instruction a later turn may read: the ring's (slots taken, a tag's slots, runs
+  // being formed), the dispatcher's and the units' (held and queued).
+  size_t LiveFrom() const;
+
+  Window<Op> program_;
   const int64_t ring_slots_;
   const int64_t comp_depth_;
   const double rows_per_beat_;
@@ -228,8 +271,8 @@ class Replay {
   const double dma_read_window_;  // bytes client 0 may have requested and not received
 
   // Ring (tpu_host_ring and client 1 of tpu_host_dma_rd).
-  std::vector<int64_t> arrival_;   // instruction i usable by the decoder from then
-  std::vector<int64_t> taken_at_;  // cycle the decoder took slot i
+  Window<int64_t> arrival_;   // instruction i usable by the decoder from then
+  Window<int64_t> taken_at_;  // cycle the decoder took slot i
   size_t taken_ptr_ = 0;           // slots before it taken by the last RingTaken's cycle
   size_t requested_ = 0;           // slots requested so far
   bool burst_ = false;             // a burst of slot requests is running
@@ -260,7 +303,7 @@ class Replay {
 
   // Matrix unit: next row slot, completions of the MATMULs (in order).
   int64_t next_row_ = 0;
-  std::vector<int64_t> matmul_done_;
+  Window<int64_t> matmul_done_;
   // DMA: the write engine is empty from then (reads wait for it).
   int64_t write_empty_ = 0;
   // The last READ_HOST's stream of completions (ring MRds queue behind what it requested).
@@ -277,6 +320,21 @@ class Replay {
   TimingEstimate e_;
   uint64_t stall_weights_ = 0, stall_act_in_ = 0, stall_dma_ = 0;
 };
+
+size_t Replay::LiveFrom() const {
+  size_t first = std::min(taken_ptr_, next_);
+  for (const int64_t last : ring_tags_) {
+    first = std::min(first, static_cast<size_t>(std::max<int64_t>(0, last - kRingOutputSlots)));
+  }
+  for (const RingRun& run : {open_, pend_}) {
+    if (run.first >= 0) first = std::min(first, static_cast<size_t>(run.first));
+  }
+  for (const Unit& unit : units_) {
+    if (unit.held >= 0) first = std::min(first, static_cast<size_t>(unit.held));
+    if (!unit.queue.empty()) first = std::min(first, unit.queue.front().first);
+  }
+  return first;
+}
 
 // Slots the decoder has taken by cycle c (c never decreases from one call to the next): the
 // dispatched instructions it took by then, and the next one once it sits in its register.
@@ -619,6 +677,7 @@ bool Replay::StartMatmul(Unit& unit, const Op& mm, int64_t t) {
   int64_t done = last + 2 * n_ + kMxuExtraCycles;
   if (!matmul_done_.empty()) done = std::max(done, matmul_done_.back());
   matmul_done_.push_back(done);
+  if (j >= static_cast<size_t>(comp_depth_)) matmul_done_.DropBefore(j + 1 - static_cast<size_t>(comp_depth_));
   e_.mxu_active_cycles += static_cast<uint64_t>(rows);
   // The next MATMUL pops early enough for its rows to follow without a gap.
   unit.free_at = std::max(t + 1, last + 1 - kUbReadCycles);
