@@ -159,6 +159,7 @@ class Replay {
     program_.DropBefore(live);
     arrival_.DropBefore(live);
     taken_at_.DropBefore(live);
+    DropOldTiles();
     for (size_t i = 0; i < count; ++i) program_.push_back(OpOf(instrs[i]));
     arrival_.resize(program_.size(), kNever);
     taken_at_.resize(program_.size(), kNever);
@@ -175,9 +176,9 @@ class Replay {
     arrival_.Adopt(old.arrival_);
     taken_at_.Adopt(old.taken_at_);
     Adopt(gives_, old.gives_);
-    Adopt(first_beat_, old.first_beat_);
-    Adopt(last_beat_, old.last_beat_);
-    Adopt(flip_, old.flip_);
+    first_beat_.Adopt(old.first_beat_);
+    last_beat_.Adopt(old.last_beat_);
+    flip_.Adopt(old.flip_);
     matmul_done_.Adopt(old.matmul_done_);
     Adopt(dep_waits_, old.dep_waits_);
   }
@@ -261,6 +262,8 @@ class Replay {
   // The first instruction a later turn may read: the ring's (slots taken, a tag's slots, runs
   // being formed), the dispatcher's and the units' (held and queued).
   size_t LiveFrom() const;
+  // Forgets the weight tiles no later turn reads (the FIFO's, the MXU's last and next).
+  void DropOldTiles();
 
   Window<Op> program_;
   const int64_t ring_slots_;
@@ -297,7 +300,8 @@ class Replay {
 
   // Weight path: per tile (in FIFO order) its first DRAM beat, the MXU's last beat of it (the
   // FIFO frees it then; the tile is loaded the cycle after) and the row that switched to it.
-  std::vector<int64_t> first_beat_, last_beat_, flip_;
+  // (Every MATMUL of a long layer may switch tiles: kept as windows too.)
+  Window<int64_t> first_beat_, last_beat_, flip_;
   int64_t dram_free_ = 0;
   int64_t tiles_used_ = 0;
 
@@ -334,6 +338,17 @@ size_t Replay::LiveFrom() const {
     if (!unit.queue.empty()) first = std::min(first, unit.queue.front().first);
   }
   return first;
+}
+
+void Replay::DropOldTiles() {
+  // Reads: first_beat_[loaded], last_beat_[loaded - 1], flip_[loaded - 1], last_beat_ of the
+  // tile kFifoTiles before the next one requested, and of the next one to switch to.
+  const int64_t loaded = static_cast<int64_t>(last_beat_.size());
+  const int64_t requested = static_cast<int64_t>(first_beat_.size());
+  const auto from = [](int64_t i) { return static_cast<size_t>(std::max<int64_t>(0, i)); };
+  first_beat_.DropBefore(from(loaded));
+  last_beat_.DropBefore(from(std::min({loaded - 1, requested - kFifoTiles, tiles_used_})));
+  flip_.DropBefore(from(loaded - 1));
 }
 
 // Slots the decoder has taken by cycle c (c never decreases from one call to the next): the
