@@ -142,19 +142,17 @@ module tpu_host_dma_rd #(
   logic [NumTags-1:0] err_d, err_q;        // the request failed: its beats return with error
   logic [NumTags-1:0] term_d, term_q;      // ... and no further completion will come for it
   logic [NumTags-1:0] quar_d, quar_q;      // timed out: not issued again before Quarantine
-  logic [NbW-1:0]     nb_d [NumTags];      // beats requested
-  logic [NbW-1:0]     nb_q [NumTags];
-  logic [NbW-1:0]     rcvd_d [NumTags];    // beats received (in address order)
-  logic [NbW-1:0]     rcvd_q [NumTags];
-  logic [6:0]         lo7_d [NumTags];     // address bits 6:0 of the request
-  logic [6:0]         lo7_q [NumTags];
-  logic [TimerW-1:0]  stamp_d [NumTags];   // cycle the MRd was sent
-  logic [TimerW-1:0]  stamp_q [NumTags];
+  logic [NbW-1:0]     nb_q [NumTags];      // beats requested
+  logic [NbW-1:0]     rcvd_q [NumTags];    // beats received (in address order)
+  logic [6:0]         lo7_q [NumTags];     // address bits 6:0 of the request
+  logic [TimerW-1:0]  stamp_q [NumTags];   // cycle the MRd was sent
+  logic [NumTags-1:0] all_rcvd;            // every beat requested has been received
   logic [NumTags-1:0] waiting;             // busy, completions still expected
 
-  for (genvar t = 0; t < NumTags; t++) begin : g_waiting
-    assign waiting[t] = busy_q[t] && !term_q[t] && rcvd_q[t] != nb_q[t];
+  for (genvar t = 0; t < NumTags; t++) begin : g_all_rcvd
+    assign all_rcvd[t] = rcvd_q[t] == nb_q[t];
   end
+  assign waiting = busy_q & ~term_q & ~all_rcvd;
 
   // ---------------------------------------------------------------------------------------
   // Coalescing: one open run and one closed run (waiting MRd) per client
@@ -278,14 +276,8 @@ module tpu_host_dma_rd #(
     end
   end
 
-  always_comb begin
-    used0 = '0;
-    used1 = '0;
-    for (int t = 0; t < NumTags; t++) begin
-      if (busy_q[t] && !client_q[t]) used0 = used0 + CntW'(1);
-      if (busy_q[t] && client_q[t])  used1 = used1 + CntW'(1);
-    end
-  end
+  assign used0 = CntW'($countones(busy_q & ~client_q));
+  assign used1 = CntW'($countones(busy_q & client_q));
 
   assign eligible[0] = pend_q[0] && any_free && used0 < CntW'(Client0Tags) && wr_empty_i;
   assign eligible[1] = pend_q[1] && any_free && used1 < CntW'(Client1Tags);
@@ -513,79 +505,83 @@ module tpu_host_dma_rd #(
   // ---------------------------------------------------------------------------------------
   // Per-tag next state
   // ---------------------------------------------------------------------------------------
-  for (genvar t = 0; t < NumTags; t++) begin : g_tag
-    always_comb begin
-      busy_d[t]   = busy_q[t];
-      orphan_d[t] = orphan_q[t];
-      client_d[t] = client_q[t];
-      err_d[t]    = err_q[t];
-      term_d[t]   = term_q[t];
-      nb_d[t]     = nb_q[t];
-      rcvd_d[t]   = rcvd_q[t];
-      lo7_d[t]    = lo7_q[t];
-      stamp_d[t]  = stamp_q[t];
-      quar_d[t]   = quar_q[t] && !(quar_end && scan_q == TagW'(t));
-      if (issue && free_tag == TagW'(t)) begin
-        busy_d[t]   = 1'b1;
-        orphan_d[t] = flush_i[sel];
-        client_d[t] = sel;
-        err_d[t]    = 1'b0;
-        term_d[t]   = 1'b0;
-        nb_d[t]     = pend_nb_q[sel];
-        rcvd_d[t]   = '0;
-        lo7_d[t]    = pend_addr_q[sel][6:0];
-        stamp_d[t]  = now_q;
-      end else if (busy_q[t]) begin
-        if (flush_i[client_q[t]]) orphan_d[t] = 1'b1;
-        if (cpl_we && beat_tag == TagW'(t)) rcvd_d[t] = rcvd_q[t] + NbW'(1);
-        if ((cpl_fail && beat_tag == TagW'(t)) || (tmo && scan_q == TagW'(t))) begin
-          err_d[t]  = 1'b1;
-          term_d[t] = 1'b1;
-        end
-        // A timeout starts the tag's quarantine (the stamp, no longer needed for the
-        // timeout, now times the quarantine).
-        if (tmo && scan_q == TagW'(t)) begin
-          quar_d[t]  = 1'b1;
-          stamp_d[t] = now_q;
-        end
-        if (cpl_poison && beat_tag == TagW'(t)) err_d[t] = 1'b1;
-        // Freed when its last beat is read out, unless completions are still expected (a
-        // poisoned request read out early): it waits as an orphan. Orphans are freed when
-        // nothing more is expected.
-        if (mem_re && rd_last && rd_tag == TagW'(t)) begin
-          if (term_d[t] || rcvd_d[t] == nb_q[t]) begin
-            busy_d[t] = 1'b0;
-          end else begin
-            orphan_d[t] = 1'b1;
-          end
-        end
-        if (orphan_d[t] && (term_d[t] || rcvd_d[t] == nb_q[t])) busy_d[t] = 1'b0;
-      end
-    end
+  // Each event names one tag (a flush: every tag of a client), so the flags are computed for
+  // all tags at once, a bit per tag (iss_v and the other *_v: the tag the event names), and a
+  // tag's counters and stamp are written only when an event names it. (A simulator evaluates a
+  // few vector operations a cycle instead of every tag's next state: this block was a sixth of
+  // the whole device's simulation time, docs/performance.md.)
+  logic [NumTags-1:0] iss_v;       // issued: its MRd is sent
+  logic [NumTags-1:0] cpl_v;       // a completion beat is written into its slot
+  logic [NumTags-1:0] fail_v;      // a completion fails it
+  logic [NumTags-1:0] tmo_v;       // it times out
+  logic [NumTags-1:0] poison_v;    // a poisoned CplD for it
+  logic [NumTags-1:0] rd_v;        // its last beat is read out
+  logic [NumTags-1:0] qend_v;      // its quarantine ends
+  logic [NumTags-1:0] flushed_v;   // its client is flushed
+  logic               cpl_all;     // the beat written is its request's last
+  logic [NumTags-1:0] done_v;      // every beat received, this cycle's included
+  logic [NumTags-1:0] complete_v;  // no completion expected any more (done or terminated)
 
+  assign iss_v      = issue ? NumTags'(1) << free_tag : '0;
+  assign cpl_v      = (cpl_we ? NumTags'(1) << beat_tag : '0) & busy_q;
+  assign fail_v     = cpl_fail ? NumTags'(1) << beat_tag : '0;
+  assign tmo_v      = tmo ? NumTags'(1) << scan_q : '0;
+  assign poison_v   = cpl_poison ? NumTags'(1) << beat_tag : '0;
+  assign rd_v       = (mem_re && rd_last) ? NumTags'(1) << rd_tag : '0;
+  assign qend_v     = quar_end ? NumTags'(1) << scan_q : '0;
+  assign flushed_v  = (client_q & {NumTags{flush_i[1]}}) | (~client_q & {NumTags{flush_i[0]}});
+  assign cpl_all    = rcvd_q[beat_tag] + NbW'(1) == nb_q[beat_tag];
+  assign done_v     = (all_rcvd & ~cpl_v) | (cpl_v & {NumTags{cpl_all}});
+
+  // An issued tag starts afresh (it was neither busy nor quarantined). A busy one: a flush
+  // makes it an orphan; a failing completion or a timeout terminates it (no further completion
+  // is expected) and fails it, a poisoned CplD only fails it. It is freed when its last beat is
+  // read out, unless completions are still expected (a poisoned request read out early): it
+  // then waits as an orphan; orphans are freed when nothing more is expected.
+  assign term_d     = ~iss_v & (term_q | (busy_q & (fail_v | tmo_v)));
+  assign complete_v = term_d | done_v;
+  assign busy_d     = (busy_q & ~(complete_v & (rd_v | orphan_q | flushed_v))) | iss_v;
+  assign orphan_d   = (iss_v & {NumTags{flush_i[sel]}}) |
+                      (~iss_v & (orphan_q | (busy_q & (flushed_v | (rd_v & ~complete_v)))));
+  assign client_d   = (iss_v & {NumTags{sel}}) | (~iss_v & client_q);
+  assign err_d      = ~iss_v & (err_q | (busy_q & (fail_v | tmo_v | poison_v)));
+  // A timeout starts the tag's quarantine.
+  assign quar_d     = (quar_q & ~qend_v) | (busy_q & tmo_v);
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      busy_q   <= '0;
+      orphan_q <= '0;
+      client_q <= '0;
+      err_q    <= '0;
+      term_q   <= '0;
+      quar_q   <= '0;
+    end else begin
+      busy_q   <= busy_d;
+      orphan_q <= orphan_d;
+      client_q <= client_d;
+      err_q    <= err_d;
+      term_q   <= term_d;
+      quar_q   <= quar_d;
+    end
+  end
+
+  for (genvar t = 0; t < NumTags; t++) begin : g_tag
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
-        busy_q[t]   <= 1'b0;
-        orphan_q[t] <= 1'b0;
-        client_q[t] <= 1'b0;
-        err_q[t]    <= 1'b0;
-        term_q[t]   <= 1'b0;
-        nb_q[t]     <= '0;
-        rcvd_q[t]   <= '0;
-        lo7_q[t]    <= '0;
-        stamp_q[t]  <= '0;
-        quar_q[t]   <= 1'b0;
+        nb_q[t]    <= '0;
+        rcvd_q[t]  <= '0;
+        lo7_q[t]   <= '0;
+        stamp_q[t] <= '0;
+      end else if (iss_v[t]) begin
+        nb_q[t]    <= pend_nb_q[sel];
+        rcvd_q[t]  <= '0;
+        lo7_q[t]   <= pend_addr_q[sel][6:0];
+        stamp_q[t] <= now_q;
       end else begin
-        busy_q[t]   <= busy_d[t];
-        orphan_q[t] <= orphan_d[t];
-        client_q[t] <= client_d[t];
-        err_q[t]    <= err_d[t];
-        term_q[t]   <= term_d[t];
-        nb_q[t]     <= nb_d[t];
-        rcvd_q[t]   <= rcvd_d[t];
-        lo7_q[t]    <= lo7_d[t];
-        stamp_q[t]  <= stamp_d[t];
-        quar_q[t]   <= quar_d[t];
+        if (cpl_v[t]) rcvd_q[t] <= rcvd_q[t] + NbW'(1);
+        // The stamp, no longer needed for the timeout, now times the quarantine.
+        if (busy_q[t] && tmo_v[t]) stamp_q[t] <= now_q;
       end
     end
   end
