@@ -99,11 +99,12 @@ Op OpOf(const isa::Instr& in) {
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// A vector of per-instruction records indexed by instruction from the program's start, of which
-// only the last ones are kept: the replay reads a few hundred instructions behind the newest
-// (the ring's slots, the units' queues), so a long program's records need not all stay in
-// memory. A 1024^3 layer's ~146,000 instructions would otherwise take ~9 MB, mapped page by
-// page (~2,500 page faults, ~4 ms) on every program that is longer than the ones before.
+// A vector of records indexed from the program's start (per instruction, per MATMUL, per weight
+// tile), of which only the last ones are kept: the replay reads a few hundred instructions
+// behind the newest (the ring's slots, the units' queues), a few MATMULs and tiles, so a long
+// program's records need not all stay in memory. A 1024^3 layer's ~146,000 instructions and
+// ~140,000 tile switches would otherwise take ~9 MB, mapped page by page (~2,500 page faults,
+// ~4 ms) on every program that is longer than the ones before.
 template <typename T>
 class Window {
  public:
@@ -692,7 +693,9 @@ bool Replay::StartMatmul(Unit& unit, const Op& mm, int64_t t) {
   int64_t done = last + 2 * n_ + kMxuExtraCycles;
   if (!matmul_done_.empty()) done = std::max(done, matmul_done_.back());
   matmul_done_.push_back(done);
-  if (j >= static_cast<size_t>(comp_depth_)) matmul_done_.DropBefore(j + 1 - static_cast<size_t>(comp_depth_));
+  // Only the last comp_depth_ completions are read again.
+  const auto depth = static_cast<size_t>(comp_depth_);
+  if (j >= depth) matmul_done_.DropBefore(j + 1 - depth);
   e_.mxu_active_cycles += static_cast<uint64_t>(rows);
   // The next MATMUL pops early enough for its rows to follow without a gap.
   unit.free_at = std::max(t + 1, last + 1 - kUbReadCycles);

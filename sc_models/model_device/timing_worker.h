@@ -9,7 +9,6 @@
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
-#include <memory>
 #include <mutex>
 #include <thread>
 #include <utility>
