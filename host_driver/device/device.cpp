@@ -262,6 +262,13 @@ DmaBuffer Device::dma_region() const {
 
 void Device::WriteSlots(uint64_t ring_base, uint32_t slot, const isa::Words* words,
                         uint32_t count) {
+  static_assert(sizeof(isa::Words) == kSlotBytes, "a slot holds one instruction's words");
+  const uint64_t address = ring_base + kSlotBytes * slot;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  // The words' bytes in memory are already the slots' little-endian bytes: no copy (a large
+  // program's slots are megabytes).
+  bus_.host_memory().Write(address, reinterpret_cast<const uint8_t*>(words), kSlotBytes * count);
+#else
   slot_bytes_.resize(kSlotBytes * count);
   uint8_t* bytes = slot_bytes_.data();
   for (uint32_t i = 0; i < count; ++i) {
@@ -269,7 +276,8 @@ void Device::WriteSlots(uint64_t ring_base, uint32_t slot, const isa::Words* wor
       for (int b = 0; b < 4; ++b) *bytes++ = static_cast<uint8_t>(words[i][w] >> (8 * b));
     }
   }
-  bus_.host_memory().Write(ring_base + kSlotBytes * slot, slot_bytes_.data(), kSlotBytes * count);
+  bus_.host_memory().Write(address, slot_bytes_.data(), kSlotBytes * count);
+#endif
 }
 
 PerfCounters Device::ReadPerf() {

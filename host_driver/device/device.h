@@ -151,7 +151,7 @@ class Device {
   DeviceInfo info_;
   uint64_t dma_next_ = 0;
   bool ready_ = false;  // reset done and no error or hang since
-  std::vector<uint8_t> slot_bytes_;  // instructions on their way to the ring, as bytes
+  std::vector<uint8_t> slot_bytes_;  // on a big-endian host: instructions for the ring, as bytes
 };
 
 }  // namespace tpu::device

@@ -34,7 +34,9 @@ void SparseMemory::Write(uint64_t address, const uint8_t* data, uint64_t length)
     Page* target = Find(page);
     if (target == nullptr) {
       std::unique_ptr<Page>& slot = pages_[page];
-      slot = std::make_unique<Page>(Page{});
+      // A page the write covers whole is not zeroed first (DMA images and the ring's slots
+      // are megabytes of whole pages).
+      slot = chunk == kPageSize ? std::unique_ptr<Page>(new Page) : std::make_unique<Page>(Page{});
       target = slot.get();
     }
     std::memcpy(target->data() + offset, data, chunk);

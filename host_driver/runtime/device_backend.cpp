@@ -83,7 +83,6 @@ LayerResult<int8_t> DeviceBackend::RunDense(const golden::Tensor<int8_t>& x,
   const isa::DeviceLimits limits = platform_->limits();
   const int64_t group = limits.param_sets * limits.n, m = x.shape[0], nout = layer.nout();
   LayerResult<int8_t> result;
-  result.output = golden::Tensor<int8_t>({m, nout});
   for (int64_t begin = 0; begin < nout; begin += group) {
     const int64_t end = std::min(nout, begin + group);
     const compiler::DenseLayer part = end - begin == nout ? layer : ColumnSlice(layer, begin, end);
@@ -92,9 +91,14 @@ LayerResult<int8_t> DeviceBackend::RunDense(const golden::Tensor<int8_t>& x,
           return compiler::LowerDense(x, part, l, region);
         },
         [&](const compiler::DenseProgram&) { return m * part.k() * part.nout(); });
-    for (int64_t row = 0; row < m; ++row) {
-      std::copy_n(r.output.data.begin() + row * (end - begin), end - begin,
-                  result.output.data.begin() + row * nout + begin);
+    if (end - begin == nout) {
+      result.output = std::move(r.output);  // one program: its output is the layer's
+    } else {
+      if (begin == 0) result.output = golden::Tensor<int8_t>({m, nout});
+      for (int64_t row = 0; row < m; ++row) {
+        std::copy_n(r.output.data.begin() + row * (end - begin), end - begin,
+                    result.output.data.begin() + row * nout + begin);
+      }
     }
     if (begin == 0) {
       result.stats = std::move(r.stats);

@@ -1,7 +1,6 @@
 #include "sc_models/model_device/model_device.h"
 
 #include <algorithm>
-#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <variant>
@@ -358,7 +357,10 @@ void ModelDevice::FetchAndExecute() {
   model::HostMemory& host = machine_.host();
   const size_t begin = words_.size();
   bool fetch_failed = false;
+  static_assert(sizeof(isa::Words) == kSlotBytes, "a slot holds one instruction's words");
+#if !(defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
   std::vector<uint8_t> bytes;
+#endif
   // Room for the slots the host made available at once (a whole program in one allocation);
   // a program streamed in pieces still grows geometrically.
   const size_t available = (tail - fetch_) & mask;
@@ -380,18 +382,20 @@ void ModelDevice::FetchAndExecute() {
         break;
       }
     }
+    const size_t at = words_.size();
+    words_.resize(at + count);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    // The slots' little-endian bytes are the words' bytes in memory: read in place.
+    host.Read(address, reinterpret_cast<uint8_t*>(words_.data() + at), kSlotBytes * count);
+#else
     bytes.resize(kSlotBytes * count);
     host.Read(address, bytes.data(), kSlotBytes * count);
     for (uint64_t slot = 0; slot < count; ++slot) {
       const uint8_t* p = bytes.data() + kSlotBytes * slot;
-      isa::Words words{};
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-      std::memcpy(words.data(), p, kSlotBytes);  // little-endian words, as the host's are
-#else
+      isa::Words& words = words_[at + slot];
       for (size_t b = 0; b < kSlotBytes; ++b) words[b / 4] |= uint32_t{p[b]} << (8 * (b % 4));
-#endif
-      words_.push_back(words);
     }
+#endif
     fetch_ = static_cast<uint32_t>((fetch_ + count) & mask);
   }
   // The machine executes the slots in slices, each handed to the timing model's thread as it
