@@ -299,10 +299,11 @@ RunResult Device::Run(const std::vector<isa::Instr>& program) {
         "it), but its last instruction (" +
         std::to_string(program.size() - 1) + ") is " + isa::Disassemble(program.back()));
   }
-  std::vector<isa::Words> encoded(program.size());  // encoded once: checked, then written
+  std::vector<isa::Words> encoded;  // encoded once: checked, then written
+  encoded.reserve(program.size());
   for (size_t i = 0; i < program.size(); ++i) {
     try {
-      encoded[i] = isa::Encode(program[i]);
+      encoded.push_back(isa::Encode(program[i]));
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument("Run: instruction " + std::to_string(i) +
                                   " cannot be encoded: " + e.what());
