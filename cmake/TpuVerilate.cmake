@@ -17,10 +17,10 @@
 # adds line and toggle coverage: every harness then writes its counts when it is destroyed
 # (testbench/common/verilated_harness.h); it builds one tpu_top (cmake/TpuDevices.cmake).
 # TPU_VERILATE_NATIVE (on by default) compiles the models' per-cycle code for the building
-# machine's CPU (-march=native): the Verilated code is integer
-# logic, the same results on any CPU, and a build runs where it was made (CI builds on the
-# machine it tests on). Measured (docs/performance.md, "Simulator build flags"): the MXU alone
-# 7 - 13% faster, the whole system 4 - 12%. Off for a build to be copied to another CPU.
+# machine's CPU (-march=native): the Verilated code is integer logic, the same results on any
+# CPU, and a build runs where it was made (CI builds on the machine it tests on). Measured
+# (docs/performance.md, "Simulator build flags"): the MXU alone 7 - 13% faster, the whole
+# system 4 - 12%. Off for a build to be copied to another CPU.
 # NO_LOCALIZE (-fno-localize) keeps Verilator from turning variables used in one generated
 # function into that function's locals: it zero-initializes every such local at the top of the
 # function on each call, which in tpu_top is about 26 KB a clock of the activation pipeline's
