@@ -25,7 +25,7 @@
 # function into that function's locals: it zero-initializes every such local at the top of the
 # function on each call, which in tpu_top is about 26 KB a clock of the activation pipeline's
 # function locals (the pool's windows, the requantization's multiplier tree), computing or not.
-# Measured on tpu_top (1 - 6% faster); the MXU alone is slower with it (its locals are few and
+# Measured on tpu_top (1 - 8% faster); the MXU alone is slower with it (its locals are few and
 # small, and as members they cost loads and stores), so each model opts in.
 option(TPU_COVERAGE "Verilate with line and toggle coverage (make coverage, docs/coverage.md)" OFF)
 option(TPU_VERILATE_NATIVE "Compile Verilated models for this machine's CPU (-march=native)" ON)
