@@ -13,7 +13,6 @@
 namespace tpu::device {
 namespace {
 
-constexpr uint64_t kSlotBytes = 16;  // one instruction: four little-endian 32-bit words
 constexpr uint32_t kMinRingSlots = 2;
 constexpr uint32_t kMaxRingSlots = 65536;
 constexpr uint32_t kIrqBoth = regs::kIrqStatusDoneMask | regs::kIrqStatusErrorMask;
@@ -93,8 +92,8 @@ Device::Device(DeviceBus& bus, const DeviceOptions& options) : bus_(bus), option
     throw std::invalid_argument("DeviceOptions::max_ring_slots = " + std::to_string(slots) +
                                 ": must be a power of two from 2 to 65536 (RING_SIZE)");
   }
-  const uint64_t ring_bytes = kSlotBytes * slots;
-  if (options_.host_base % kSlotBytes != 0) {
+  const uint64_t ring_bytes = isa::kSlotBytes * slots;
+  if (options_.host_base % isa::kSlotBytes != 0) {
     throw std::invalid_argument("DeviceOptions::host_base = " + Hex(options_.host_base) +
                                 ": the instruction ring must start at a multiple of 16 bytes "
                                 "(RING_BASE_LO bits 3:0 are 0)");
@@ -256,28 +255,14 @@ DmaBuffer Device::AllocateDma(uint64_t bytes, uint64_t align) {
 void Device::ReleaseDma() { dma_next_ = dma_region().address; }
 
 DmaBuffer Device::dma_region() const {
-  const uint64_t ring_bytes = kSlotBytes * options_.max_ring_slots;
+  const uint64_t ring_bytes = isa::kSlotBytes * options_.max_ring_slots;
   return {options_.host_base + ring_bytes, options_.host_size - ring_bytes};
 }
 
 void Device::WriteSlots(uint64_t ring_base, uint32_t slot, const isa::Words* words,
                         uint32_t count) {
-  static_assert(sizeof(isa::Words) == kSlotBytes, "a slot holds one instruction's words");
-  const uint64_t address = ring_base + kSlotBytes * slot;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  // The words' bytes in memory are already the slots' little-endian bytes: no copy (a large
-  // program's slots are megabytes).
-  bus_.host_memory().Write(address, reinterpret_cast<const uint8_t*>(words), kSlotBytes * count);
-#else
-  slot_bytes_.resize(kSlotBytes * count);
-  uint8_t* bytes = slot_bytes_.data();
-  for (uint32_t i = 0; i < count; ++i) {
-    for (size_t w = 0; w < words[i].size(); ++w) {
-      for (int b = 0; b < 4; ++b) *bytes++ = static_cast<uint8_t>(words[i][w] >> (8 * b));
-    }
-  }
-  bus_.host_memory().Write(address, slot_bytes_.data(), kSlotBytes * count);
-#endif
+  bus_.host_memory().Write(ring_base + isa::kSlotBytes * slot,
+                           isa::SlotBytes(words, count, &slot_bytes_), isa::kSlotBytes * count);
 }
 
 PerfCounters Device::ReadPerf() {

@@ -124,4 +124,35 @@ Error Check(const Words& words, const DeviceLimits& limits) {
   return Check(Decode(words), limits);
 }
 
+namespace {
+constexpr bool kLittleEndianHost =
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    true;
+#else
+    false;
+#endif
+}  // namespace
+
+const uint8_t* SlotBytes(const Words* words, size_t count, std::vector<uint8_t>* scratch) {
+  if (kLittleEndianHost) return reinterpret_cast<const uint8_t*>(words);
+  scratch->resize(kSlotBytes * count);
+  uint8_t* bytes = scratch->data();
+  for (size_t i = 0; i < count; ++i) {
+    for (const uint32_t word : words[i]) {
+      for (int b = 0; b < 4; ++b) *bytes++ = static_cast<uint8_t>(word >> (8 * b));
+    }
+  }
+  return scratch->data();
+}
+
+void SlotBytesToWords(Words* words, size_t count) {
+  if (kLittleEndianHost) return;
+  for (size_t i = 0; i < count; ++i) {
+    for (uint32_t& word : words[i]) {
+      const auto* p = reinterpret_cast<const uint8_t*>(&word);
+      word = uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
+    }
+  }
+}
+
 }  // namespace tpu::isa

@@ -2,7 +2,9 @@
 #ifndef TPU_ISA_CODEC_H_
 #define TPU_ISA_CODEC_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "isa/isa_gen.h"
 
@@ -40,6 +42,20 @@ Error Check(const Words& words, const DeviceLimits& limits);
 // The same for words already decoded (the decoded fields are validated as they are, without
 // going through the Instr again): what the reference machine runs for every instruction.
 Error Check(const Decoded& decoded, const DeviceLimits& limits);
+
+// An instruction in memory (a slot of the instruction ring): its four words in order, each
+// little-endian, 16 bytes.
+inline constexpr size_t kSlotBytes = 16;
+static_assert(sizeof(Words) == kSlotBytes, "a slot holds one instruction's words");
+
+// The bytes of `count` slots holding `words`, kSlotBytes * count of them. On a little-endian
+// host they are the words' own bytes (no copy: a large program's slots are megabytes); on a
+// big-endian host they are converted into `*scratch`, which the result then points into.
+const uint8_t* SlotBytes(const Words* words, size_t count, std::vector<uint8_t>* scratch);
+
+// Turns `count` slots whose bytes were read into `words`' memory into the words they hold:
+// nothing to do on a little-endian host, each word's bytes swapped on a big-endian one.
+void SlotBytesToWords(Words* words, size_t count);
 
 }  // namespace tpu::isa
 

@@ -15,7 +15,6 @@
 namespace tpu::sc {
 namespace {
 
-constexpr uint64_t kSlotBytes = 16;
 constexpr uint32_t kHwVersion = 1;  // tpu_top's HwVersion: the device the model stands for
 constexpr uint32_t kIrqDone = regs::kIrqStatusDoneMask;
 constexpr uint32_t kIrqError = regs::kIrqStatusErrorMask;
@@ -357,10 +356,6 @@ void ModelDevice::FetchAndExecute() {
   model::HostMemory& host = machine_.host();
   const size_t begin = words_.size();
   bool fetch_failed = false;
-  static_assert(sizeof(isa::Words) == kSlotBytes, "a slot holds one instruction's words");
-#if !(defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
-  std::vector<uint8_t> bytes;
-#endif
   // Room for the slots the host made available at once (a whole program in one allocation);
   // a program streamed in pieces still grows geometrically.
   const size_t available = (tail - fetch_) & mask;
@@ -372,30 +367,21 @@ void ModelDevice::FetchAndExecute() {
     // program streams through here); slot by slot otherwise, to stop at the first that fails.
     const uint32_t end = fetch_ < tail ? tail : mask + 1;
     const uint64_t slots = end - fetch_;  // >= 1: fetch_ is below both
-    const uint64_t address = base + kSlotBytes * fetch_;
+    const uint64_t address = base + isa::kSlotBytes * fetch_;
     uint64_t count = slots;
-    if (host.Faults(address, kSlotBytes * slots) || kSlotBytes * slots > host.size() ||
-        address > host.size() - kSlotBytes * slots) {
+    if (host.Faults(address, isa::kSlotBytes * slots) || isa::kSlotBytes * slots > host.size() ||
+        address > host.size() - isa::kSlotBytes * slots) {
       count = 1;
-      if (address > host.size() - kSlotBytes || host.TakeFault(address, kSlotBytes)) {
+      if (address > host.size() - isa::kSlotBytes || host.TakeFault(address, isa::kSlotBytes)) {
         fetch_failed = true;
         break;
       }
     }
     const size_t at = words_.size();
     words_.resize(at + count);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    // The slots' little-endian bytes are the words' bytes in memory: read in place.
-    host.Read(address, reinterpret_cast<uint8_t*>(words_.data() + at), kSlotBytes * count);
-#else
-    bytes.resize(kSlotBytes * count);
-    host.Read(address, bytes.data(), kSlotBytes * count);
-    for (uint64_t slot = 0; slot < count; ++slot) {
-      const uint8_t* p = bytes.data() + kSlotBytes * slot;
-      isa::Words& words = words_[at + slot];
-      for (size_t b = 0; b < kSlotBytes; ++b) words[b / 4] |= uint32_t{p[b]} << (8 * (b % 4));
-    }
-#endif
+    // A slot's bytes are its words' bytes in memory on a little-endian host: read in place.
+    host.Read(address, reinterpret_cast<uint8_t*>(words_.data() + at), isa::kSlotBytes * count);
+    isa::SlotBytesToWords(words_.data() + at, count);
     fetch_ = static_cast<uint32_t>((fetch_ + count) & mask);
   }
   // The machine executes the slots in slices, each handed to the timing model's thread as it

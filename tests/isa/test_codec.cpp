@@ -4,10 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <iterator>
 #include <random>
 #include <set>
 #include <stdexcept>
+#include <vector>
 
 #include "isa/isa.h"
 #include "random_instr.h"
@@ -234,6 +236,21 @@ TEST(Codec, DecodeNeverThrowsOnRandomWords) {
     }
   }
   EXPECT_GT(decoded_ok, 0);
+}
+
+// A slot's bytes are its words in order, each little-endian (docs/isa.md), on any host.
+TEST(Codec, SlotBytesAreTheWordsLittleEndianAndReadBack) {
+  const Words slots[2] = {{0x03020100u, 0x07060504u, 0x0B0A0908u, 0x0F0E0D0Cu},
+                          {0x13121110u, 0x17161514u, 0x1B1A1918u, 0x1F1E1D1Cu}};
+  std::vector<uint8_t> scratch;
+  const uint8_t* bytes = SlotBytes(slots, 2, &scratch);
+  for (size_t b = 0; b < 2 * kSlotBytes; ++b) EXPECT_EQ(bytes[b], b) << "byte " << b;
+
+  Words read[2];
+  std::memcpy(read, bytes, sizeof(read));  // what a device reads from its ring
+  SlotBytesToWords(read, 2);
+  EXPECT_EQ(read[0], slots[0]);
+  EXPECT_EQ(read[1], slots[1]);
 }
 
 }  // namespace
