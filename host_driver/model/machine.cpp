@@ -51,7 +51,7 @@ RunResult Machine::Run(const std::vector<isa::Instr>& program) {
 
 RunResult Machine::Run(const std::vector<isa::Words>& program) {
   Start();
-  return Resume(program, 0);
+  return Resume(program.data(), program.size(), 0);
 }
 
 void Machine::Start() {
@@ -62,22 +62,21 @@ void Machine::Start() {
   retired_.clear();  // nothing uses them now
 }
 
-RunResult Machine::Resume(const std::vector<isa::Words>& program, std::size_t begin,
-                          std::vector<isa::Instr>* decoded_out, std::size_t end) {
+RunResult Machine::Resume(const isa::Words* words, std::size_t count, std::size_t first,
+                          std::vector<isa::Instr>* decoded_out) {
   RunResult result;
-  result.executed = static_cast<int64_t>(begin);
-  end = std::min(end, program.size());
-  for (std::size_t i = begin; i < end; ++i) {
-    const auto index = static_cast<int64_t>(i);
+  result.executed = static_cast<int64_t>(first);
+  for (std::size_t j = 0; j < count; ++j) {
+    const auto index = static_cast<int64_t>(first + j);
     result.executed = index + 1;
-    const isa::Decoded decoded = isa::Decode(program[i]);
+    const isa::Decoded decoded = isa::Decode(words[j]);
     const isa::Error check = isa::Check(decoded, limits_);
     if (check != isa::Error::kOk) {
       result.status = RunStatus::kDeviceError;
       result.error = check;
       result.index = index;
       result.message = decoded.error != isa::Error::kOk
-                           ? isa::Disassemble(program[i])
+                           ? isa::Disassemble(words[j])
                            : isa::Explain(decoded.instr, limits_).message + " (" +
                                  isa::Disassemble(decoded.instr) + ")";
       break;
@@ -120,7 +119,6 @@ Machine::Step Machine::Execute(const isa::Instr& instr) {
             if (step.status != RunStatus::kEndOfProgram) return step;
           }
           if constexpr (!std::is_same_v<T, isa::Sync>) {
-            if constexpr (!std::is_same_v<T, isa::Matmul>) Flush();
             Step step = Exec(op);
             if (step.status != RunStatus::kEndOfProgram) return step;
           }
@@ -176,6 +174,8 @@ Machine::Step Machine::Exec(const isa::ReadHost& instr) {
   }
   switch (instr.target) {
     case isa::Target::kUb:
+      FlushIfReadsUb(static_cast<int64_t>(instr.dest),
+                     (static_cast<int64_t>(instr.length) + limits_.n - 1) / limits_.n);
       // Byte i to row dest + i / N, byte i % N: contiguous from the start of row dest.
       host_.Read(instr.host, ub_row(instr.dest), instr.length);
       break;
@@ -321,18 +321,13 @@ Machine::Step Machine::Exec(const isa::Matmul& instr) {
   }
   acc_row(instr.acc + instr.rows - 1);  // range check of the last row
   const bool accumulate = instr.acc_mode == isa::AccMode::kAccumulate;
-  if (block_tiles_ > 0 &&
-      !(accumulate && instr.acc == block_acc_ && instr.rows == block_rows_)) {
-    Flush();
-  }
-  if (block_tiles_ == 0) {
-    block_acc_ = instr.acc;
-    block_rows_ = instr.rows;
-    block_accumulate_ = accumulate;
-    block_taps_size_ = 0;
-    block_sets_.clear();
-    block_tap_first_.clear();
-    block_tile_ptrs_.clear();
+  if (blocks_.empty() || !accumulate || instr.acc != blocks_.back().acc ||
+      instr.rows != blocks_.back().rows) {
+    // A new block: those pending run first if it writes their rows (program order).
+    if (blocks_.size() == kMaxPendingBlocks) Flush();
+    FlushIfWritesAcc(instr.acc, instr.rows);
+    if (blocks_.empty()) pending_ub_first_ = pending_ub_end_ = instr.ub;
+    blocks_.push_back({instr.acc, instr.rows, accumulate, block_sets_.size(), 0});
   }
   // The rows of the MATMUL: a range of UB rows, or a window's taps and pad rows.
   RowSet set;
@@ -356,24 +351,46 @@ Machine::Step Machine::Exec(const isa::Matmul& instr) {
     }
     tap_first = static_cast<int64_t>(first);
   }
+  // The UB rows it reads: the range, or the window's image.
+  const int64_t ub_rows = instr.window ? int64_t{instr.image_h} * instr.image_w : instr.rows;
+  pending_ub_first_ = std::min<int64_t>(pending_ub_first_, instr.ub);
+  pending_ub_end_ = std::max<int64_t>(pending_ub_end_, instr.ub + ub_rows);
   block_sets_.push_back(set);
   block_tap_first_.push_back(tap_first);
   block_tile_ptrs_.push_back(tile_);
-  ++block_tiles_;
+  ++blocks_.back().tiles;
   return step;
 }
 
 void Machine::Flush() {
-  if (block_tiles_ == 0) return;
+  if (blocks_.empty()) return;
   for (std::size_t t = 0; t < block_sets_.size(); ++t) {
     if (block_tap_first_[t] >= 0) {
       block_sets_[t].rows = block_taps_.data() + block_tap_first_[t];
     }
   }
-  MultiplyBlocks(block_sets_.data(), block_tile_ptrs_.data(), block_tiles_, block_rows_,
-                 block_accumulate_, acc_row(block_acc_));
-  block_tiles_ = 0;
+  for (const Block& block : blocks_) {
+    MultiplyBlocks(&block_sets_[block.first], &block_tile_ptrs_[block.first], block.tiles,
+                   block.rows, block.accumulate, acc_row(block.acc));
+  }
+  blocks_.clear();
+  block_sets_.clear();
+  block_tap_first_.clear();
   block_tile_ptrs_.clear();
+  block_taps_size_ = 0;
+}
+
+void Machine::FlushIfWritesAcc(int64_t row, int64_t rows) {
+  for (const Block& block : blocks_) {
+    if (row < block.acc + block.rows && block.acc < row + rows) {
+      Flush();
+      return;
+    }
+  }
+}
+
+void Machine::FlushIfReadsUb(int64_t row, int64_t rows) {
+  if (!blocks_.empty() && row < pending_ub_end_ && pending_ub_first_ < row + rows) Flush();
 }
 
 std::size_t Machine::BlockTaps(int64_t rows) {
@@ -402,7 +419,9 @@ Machine::Step Machine::Exec(const isa::Activate& instr) {
       return step;
     }
   }
+  FlushIfWritesAcc(instr.acc, instr.rows);
   ActivateRows(instr, acc_row(instr.acc), n, params, lut_, &activated_);
+  FlushIfReadsUb(instr.ub, static_cast<int64_t>(activated_.size()) / n);
   std::copy(activated_.begin(), activated_.end(), reinterpret_cast<int8_t*>(ub_row(instr.ub)));
   return step;
 }

@@ -73,18 +73,18 @@ class Machine {
   // start) and executes `program` from instruction 0 until HALT, an error or its end.
   RunResult Run(const std::vector<isa::Words>& program);
   // The two halves of Run, for a device that receives its program piece by piece (the model
-  // device's instruction ring): Start() starts the queue; Resume(program, begin) executes
-  // program[begin..] in program order without starting it again (tokens, FIFO and tile as the
-  // earlier instructions left them), until HALT, an error or the end, with indexes counted
-  // from program[0]. Executing a prefix gives the same state as executing it within the whole
-  // program: program order never looks ahead.
+  // device's instruction ring): Start() starts the queue; Resume(words, count, first)
+  // executes words[0..count), instructions first..first + count - 1 of the program, in
+  // program order without starting it again (tokens, FIFO and tile as the earlier
+  // instructions left them), until HALT, an error or the end (kEndOfProgram, to go on with
+  // the next Resume), with indexes counted from the program's instruction 0. Executing a
+  // prefix gives the same state as executing it within the whole program: program order never
+  // looks ahead.
   // `decoded`, if not null, receives each instruction executed (decoded; HALT included, the
-  // failing one not), for a caller that needs them too (the model device's timing). `end`
-  // stops it before program[end] (kEndOfProgram), to go on from there with the next Resume.
+  // failing one not), for a caller that needs them too (the model device's timing).
   void Start();
-  RunResult Resume(const std::vector<isa::Words>& program, std::size_t begin,
-                   std::vector<isa::Instr>* decoded = nullptr,
-                   std::size_t end = static_cast<std::size_t>(-1));
+  RunResult Resume(const isa::Words* words, std::size_t count, std::size_t first,
+                   std::vector<isa::Instr>* decoded = nullptr);
   // The same for instructions; throws std::invalid_argument for one that cannot be encoded.
   RunResult Run(const std::vector<isa::Instr>& program);
 
@@ -108,9 +108,18 @@ class Machine {
   Step Exec(const isa::Matmul& instr);
   Step Exec(const isa::Activate& instr);
   // MATMULs are executed in blocks: a MATMUL that accumulates onto the rows of the one before
-  // joins its block; any other instruction, and the end of Resume, executes the block first
-  // (so every other instruction, and every caller, sees program order's memories).
+  // joins its block. Blocks stay pending until an instruction uses what they change or
+  // change what they read: a MATMUL onto their accumulator rows, an ACTIVATE reading those
+  // rows or writing UB rows they read, a READ_HOST writing such UB rows, and the end of
+  // Resume run them first (so every other instruction, and every caller, sees program
+  // order's memories). Then they run back to back: AMX takes a microsecond to start again
+  // after the other work of a few instructions (measured), so two blocks at once cost less
+  // than one at a time.
   void Flush();
+  // Flush() if a pending block writes accumulator rows [row, row + rows).
+  void FlushIfWritesAcc(int64_t row, int64_t rows);
+  // Flush() if a pending block reads UB rows [row, row + rows).
+  void FlushIfReadsUb(int64_t row, int64_t rows);
 
   isa::DeviceLimits limits_;
   HostMemory host_;
@@ -143,18 +152,27 @@ class Machine {
   std::size_t retired_limit_ = 1024;  // PruneRetired when retired_ grows past this
   std::vector<int8_t> tile_bytes_;  // a tile read from the DRAM, to pack
   uint64_t packed_writes_ = 0;  // dram_.writes() when packed_ was last valid
-  // The pending block of MATMULs: block_tiles_ of them onto block_rows_ accumulator rows from
-  // block_acc_ (block_tiles_ 0: none). MATMUL t's activation rows are block_sets_[t]: a range
-  // of UB rows, or a window's taps, kept in block_taps_ from block_tap_first_[t] (resolved to
-  // pointers when the block runs: block_taps_ may grow meanwhile; -1 for a range); its tile
-  // block_tile_ptrs_[t]: tile_, or a tile switched from since.
-  int64_t block_tiles_ = 0;
-  int64_t block_acc_ = 0;
-  int64_t block_rows_ = 0;
-  bool block_accumulate_ = false;
+  // The pending blocks of MATMULs, in program order: `tiles` MATMULs onto `rows` accumulator
+  // rows from `acc`, the first overwriting them unless `accumulate`; the block's MATMUL t is
+  // entry first + t of the arrays below. MATMUL i's activation rows are block_sets_[i]: a
+  // range of UB rows, or a window's taps, kept in block_taps_ from block_tap_first_[i]
+  // (resolved to pointers when the blocks run: block_taps_ may grow meanwhile; -1 for a
+  // range); its tile block_tile_ptrs_[i]: tile_, or a tile switched from since. The blocks
+  // read UB rows [pending_ub_first_, pending_ub_end_) at most.
+  struct Block {
+    int64_t acc = 0;
+    int64_t rows = 0;
+    bool accumulate = false;
+    std::size_t first = 0;
+    int64_t tiles = 0;
+  };
+  static constexpr std::size_t kMaxPendingBlocks = 16;
+  std::vector<Block> blocks_;
+  int64_t pending_ub_first_ = 0;
+  int64_t pending_ub_end_ = 0;
   std::vector<RowSet> block_sets_;
   std::vector<int64_t> block_tap_first_;
-  std::vector<const int8_t*> block_taps_;  // the first block_taps_size_ are the block's
+  std::vector<const int8_t*> block_taps_;  // the first block_taps_size_ are the blocks'
   std::size_t block_taps_size_ = 0;
   std::vector<const PackedTile*> block_tile_ptrs_;
   // Room for `rows` more taps of the block: the index of the first.

@@ -319,7 +319,7 @@ void ModelDevice::SoftReset() {
   error_index_ = 0;
   perf_ = {};
   pending_.reset();  // a program still running is stopped: no completion, no MSI
-  words_.clear();
+  fetched_ = executed_ = 0;
   rows_ = {};
 }
 
@@ -339,7 +339,7 @@ void ModelDevice::Doorbell() {
   error_code_ = 0;
   error_index_ = 0;
   perf_ = {};
-  words_.clear();
+  fetched_ = executed_ = 0;
   rows_ = {};
   start_head_ = ring_head_;
   fetch_ = ring_head_;
@@ -354,19 +354,15 @@ void ModelDevice::FetchAndExecute() {
   const uint32_t tail = ring_tail_ & mask;
   const uint64_t base = uint64_t{ring_base_hi_} << 32 | ring_base_lo_;
   model::HostMemory& host = machine_.host();
-  const size_t begin = words_.size();
   bool fetch_failed = false;
-  // Room for the slots the host made available at once (a whole program in one allocation);
-  // a program streamed in pieces still grows geometrically.
-  const size_t available = (tail - fetch_) & mask;
-  if (words_.capacity() < begin + available) {
-    words_.reserve(std::max(begin + available, 2 * words_.capacity()));
-  }
   while (fetch_ != tail) {
-    // The slots up to the tail or the ring's end in one read when none of them fails (a large
-    // program streams through here); slot by slot otherwise, to stop at the first that fails.
+    // The slots up to the tail, the ring's end or the chunk's end in one read when none of
+    // them fails (a large program streams through here); slot by slot otherwise, to stop at
+    // the first that fails.
     const uint32_t end = fetch_ < tail ? tail : mask + 1;
-    const uint64_t slots = end - fetch_;  // >= 1: fetch_ is below both
+    const size_t chunk = fetched_ / kChunkSlots, in_chunk = fetched_ % kChunkSlots;
+    if (chunk == chunks_.size()) chunks_.emplace_back(kChunkSlots);
+    const uint64_t slots = std::min<uint64_t>(end - fetch_, kChunkSlots - in_chunk);  // >= 1
     const uint64_t address = base + isa::kSlotBytes * fetch_;
     uint64_t count = slots;
     if (host.Faults(address, isa::kSlotBytes * slots) || isa::kSlotBytes * slots > host.size() ||
@@ -377,11 +373,11 @@ void ModelDevice::FetchAndExecute() {
         break;
       }
     }
-    const size_t at = words_.size();
-    words_.resize(at + count);
     // A slot's bytes are its words' bytes in memory on a little-endian host: read in place.
-    host.Read(address, reinterpret_cast<uint8_t*>(words_.data() + at), isa::kSlotBytes * count);
-    isa::SlotBytesToWords(words_.data() + at, count);
+    isa::Words* words = &chunks_[chunk][in_chunk];
+    host.Read(address, reinterpret_cast<uint8_t*>(words), isa::kSlotBytes * count);
+    isa::SlotBytesToWords(words, count);
+    fetched_ += count;
     fetch_ = static_cast<uint32_t>((fetch_ + count) & mask);
   }
   // The machine executes the slots in slices, each handed to the timing model's thread as it
@@ -389,19 +385,23 @@ void ModelDevice::FetchAndExecute() {
   // slices are short, so that the thread starts early on a short program too (a whole program
   // of a few thousand instructions in one or two slices would be replayed only after its
   // execution); later ones longer, as a slice ends a MATMUL block early and costs a hand-over
-  // (a 1024^3 layer's 146,000 instructions in slices of 256: 25% more CPU time, measured). The
-  // calling thread replays at the end what the thread has not begun.
+  // (a 1024^3 layer's 146,000 instructions in slices of 256: 25% more CPU time, measured). A
+  // slice ends at a chunk's end too. The calling thread replays at the end what the thread has
+  // not begun.
   constexpr size_t kFirstSlice = 512, kSlice = 2048, kFirstSlicesUpTo = 8192;
   model::RunResult r;
-  for (size_t from = begin;;) {
-    const size_t slice = from < kFirstSlicesUpTo ? kFirstSlice : kSlice;
+  while (executed_ < fetched_) {
+    const size_t in_chunk = executed_ % kChunkSlots;
+    const size_t slice = std::min({executed_ < kFirstSlicesUpTo ? kFirstSlice : kSlice,
+                                   kChunkSlots - in_chunk, fetched_ - executed_});
     std::vector<isa::Instr> executed = timing_worker_.Spare();
-    executed.reserve(std::min(slice, words_.size() - from));
-    r = machine_.Resume(words_, from, &executed, from + slice);
+    executed.reserve(slice);
+    r = machine_.Resume(&chunks_[executed_ / kChunkSlots][in_chunk], slice, executed_,
+                        &executed);
     CountRows(executed, static_cast<uint64_t>(device_.limits.n), rows_);
     timing_worker_.Add(std::move(executed));
-    from += slice;
-    if (r.status != model::RunStatus::kEndOfProgram || from >= words_.size()) break;
+    executed_ += slice;
+    if (r.status != model::RunStatus::kEndOfProgram) break;
   }
   switch (r.status) {
     case model::RunStatus::kHalted:
@@ -454,8 +454,8 @@ void ModelDevice::FinishModelError(const model::RunResult& r) {
   // program order): legal on the device if its queues let the producer through, else a
   // deadlock. The schedule simulation tells which.
   std::vector<isa::Instr> program;
-  for (const isa::Words& words : words_) {
-    const isa::Decoded decoded = isa::Decode(words);
+  for (size_t i = 0; i < fetched_; ++i) {
+    const isa::Decoded decoded = isa::Decode(chunks_[i / kChunkSlots][i % kChunkSlots]);
     if (decoded.error != isa::Error::kOk) break;
     program.push_back(decoded.instr);
   }
@@ -498,7 +498,7 @@ void ModelDevice::Finish(bool error, uint8_t code, uint32_t index, bool fetch_er
   bytes_to_device_ += estimate.pcie_bytes_to_device;
   bytes_from_device_ += estimate.pcie_bytes_from_device;
   device_cycles_ += estimate.cycles;
-  words_.clear();
+  fetched_ = executed_ = 0;
   pending_ = c;
 }
 

@@ -140,8 +140,14 @@ class ModelDevice : public device::DeviceBus {
   uint8_t error_code_ = 0;
   uint32_t error_index_ = 0;
   Perf perf_{};
-  // The program of the current run, as taken from the ring.
-  std::vector<isa::Words> words_;
+  // The program of the current run as taken from the ring: slot i of it at
+  // chunks_[i / kChunkSlots][i % kChunkSlots]. Chunks of a fixed size, kept for the next
+  // programs: a program streamed through the ring is never copied to grow (a 1024^3 layer's
+  // 146,000 instructions are 2.3 MB), and a later program fills memory already in use.
+  static constexpr size_t kChunkSlots = 16384;
+  std::vector<std::vector<isa::Words>> chunks_;
+  size_t fetched_ = 0;   // instructions of the program taken from the ring
+  size_t executed_ = 0;  // ... of them executed
   Perf rows_{};  // the row counters of the instructions executed so far (CountRows)
   uint32_t fetch_ = 0;       // next slot to take
   uint32_t start_head_ = 0;  // RING_HEAD at the start: the slot of instruction 0
