@@ -323,9 +323,9 @@ Machine::Step Machine::Exec(const isa::Matmul& instr) {
   const bool accumulate = instr.acc_mode == isa::AccMode::kAccumulate;
   if (blocks_.empty() || !accumulate || instr.acc != blocks_.back().acc ||
       instr.rows != blocks_.back().rows) {
-    // A new block: those pending run first if it writes their rows (program order).
+    // A new block, after those pending (they run in program order: one that writes the same
+    // accumulator rows needs no flush).
     if (blocks_.size() == kMaxPendingBlocks) Flush();
-    FlushIfWritesAcc(instr.acc, instr.rows);
     if (blocks_.empty()) pending_ub_first_ = pending_ub_end_ = instr.ub;
     blocks_.push_back({instr.acc, instr.rows, accumulate, block_sets_.size(), 0});
   }
@@ -419,7 +419,7 @@ Machine::Step Machine::Exec(const isa::Activate& instr) {
       return step;
     }
   }
-  FlushIfWritesAcc(instr.acc, instr.rows);
+  FlushIfWritesAcc(instr.acc, instr.rows);  // the rows it reads
   ActivateRows(instr, acc_row(instr.acc), n, params, lut_, &activated_);
   FlushIfReadsUb(instr.ub, static_cast<int64_t>(activated_.size()) / n);
   std::copy(activated_.begin(), activated_.end(), reinterpret_cast<int8_t*>(ub_row(instr.ub)));

@@ -109,12 +109,11 @@ class Machine {
   Step Exec(const isa::Activate& instr);
   // MATMULs are executed in blocks: a MATMUL that accumulates onto the rows of the one before
   // joins its block. Blocks stay pending until an instruction uses what they change or
-  // change what they read: a MATMUL onto their accumulator rows, an ACTIVATE reading those
-  // rows or writing UB rows they read, a READ_HOST writing such UB rows, and the end of
-  // Resume run them first (so every other instruction, and every caller, sees program
-  // order's memories). Then they run back to back: AMX takes a microsecond to start again
-  // after the other work of a few instructions (measured), so two blocks at once cost less
-  // than one at a time.
+  // changes what they read: an ACTIVATE reading their accumulator rows or writing UB rows they
+  // read, a READ_HOST writing such UB rows, and the end of Resume run them first (so every
+  // other instruction, and every caller, sees program order's memories). Then they run back
+  // to back, in program order: AMX takes about a microsecond to start again after the other
+  // work of a few instructions (measured), so two blocks at once cost less than one at a time.
   void Flush();
   // Flush() if a pending block writes accumulator rows [row, row + rows).
   void FlushIfWritesAcc(int64_t row, int64_t rows);

@@ -1,8 +1,9 @@
 // The reference machine's compute instructions on assembled programs, against the golden
 // reference: READ_WEIGHTS + MATMUL (overwrite, accumulate, tile switching, int32 wrapping) vs
 // golden::Gemm; ACTIVATE vs golden::RequantizeMatrix, ApplyLut, MaxPool2d and AvgPool2d for
-// random parameters, LUTs and pooling configurations (VALID and SAME, several images); the
-// vectorized requantization (RowRequant) against golden::Requantize on extreme values.
+// random parameters, LUTs and pooling configurations (VALID and SAME, several images); MATMUL
+// blocks kept pending against the same program an instruction at a time; the vectorized
+// requantization (RowRequant) against golden::Requantize on extreme values.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -362,6 +363,90 @@ TEST_P(MachineCompute, ActivatePoolingExtremes) {
 
 INSTANTIATE_TEST_SUITE_P(N, MachineCompute, ::testing::Values(8, 16),
                          [](const auto& info) { return "N" + std::to_string(info.param); });
+
+// MATMUL blocks stay pending until an instruction depends on them (Machine::Flush). Each
+// dependency in turn, in a program whose memories differ if the machine missed it: a
+// READ_HOST overwriting UB rows a pending block reads, an ACTIVATE reading a pending block's
+// accumulator rows, an ACTIVATE overwriting UB rows a pending block reads, a READ_HOST
+// overwriting a tap of a pending window; and blocks onto overlapping accumulator
+// rows, which run in program order. The whole program in one Run against the same program an
+// instruction per Resume (each Resume ends with every pending block executed).
+TEST_P(MachineCompute, PendingMatmulsKeepProgramOrder) {
+  std::mt19937_64 rng(TestSeed() + 2);
+  const int64_t n = GetParam();
+  const int64_t rows = Uniform(rng, 2, 40);
+  const auto s = [](int64_t v) { return std::to_string(v); };
+  const std::string r = s(rows);
+  const int64_t image = 4 * rows;  // the UB row of a 3 x 3 image (9 rows) that a window reads
+  const std::string program =
+      "READ_HOST target=dram host=0x10000 dest=0 length=" + s(4 * n * n) + " signal=t0\n" +
+      "READ_HOST target=param host=0x40000 dest=0 length=" + s(9 * n) + " signal=t1\n" +
+      "READ_HOST target=ub host=0x20000 dest=0 length=" + s((image + 9) * n) + " signal=t2\n" +
+      "READ_WEIGHTS dram_tile=0 tiles=4 wait=t0\n" +
+      // A READ_HOST onto the rows of a pending block, which a later block reads again.
+      "MATMUL ub=0 acc=0 rows=" + r + " acc_mode=overwrite new_tile=1 wait=t2\n" +
+      "MATMUL ub=" + r + " acc=0 rows=" + r + " acc_mode=accumulate new_tile=1\n" +
+      "READ_HOST target=ub host=0x30000 dest=" + r + " length=" + s(rows * n) + "\n" +
+      "MATMUL ub=" + r + " acc=64 rows=" + r + " acc_mode=overwrite new_tile=0\n" +
+      // An ACTIVATE reading a pending block's rows.
+      "ACTIVATE acc=64 ub=" + s(3 * rows) + " rows=" + r + " param_set=0 wait=t1\n" +
+      // An ACTIVATE writing the UB rows a pending block reads (and reading rows it does not
+      // write).
+      "MATMUL ub=" + r + " acc=128 rows=" + r + " acc_mode=overwrite new_tile=1\n" +
+      "ACTIVATE acc=0 ub=" + r + " rows=" + r + " param_set=0\n" +
+      // Blocks onto overlapping rows: the second overwrites part of the first.
+      "MATMUL ub=0 acc=192 rows=" + r + " acc_mode=overwrite new_tile=0\n" +
+      "MATMUL ub=" + r + " acc=192 rows=" + r + " acc_mode=accumulate new_tile=0\n" +
+      "MATMUL ub=" + s(2 * rows) + " acc=" + s(192 + rows / 2) + " rows=" + r +
+      " acc_mode=overwrite new_tile=1\n" +
+      "MATMUL ub=0 acc=192 rows=" + r + " acc_mode=accumulate new_tile=0\n" +
+      // A READ_HOST onto a tap of a pending window: the image's corners, rows 0, 2, 6 and 8
+      // of it (row 6 lies beyond the window's first 4 rows).
+      "MATMUL ub=" + s(image) + " acc=320 rows=4 acc_mode=overwrite new_tile=0 window=1 " +
+      "stride_h=2 stride_w=2 image_w=3 image_h=3 out_w=2 pad_value=0 y0=0 x0=0\n" +
+      "READ_HOST target=ub host=0x30000 dest=" + s(image + 6) + " length=" + s(n) + "\n" +
+      "MATMUL ub=" + s(image) + " acc=336 rows=4 acc_mode=overwrite new_tile=0 window=1 " +
+      "stride_h=2 stride_w=2 image_w=3 image_h=3 out_w=2 pad_value=0 y0=0 x0=0\n" +
+      "HALT\n";
+  isa::AssembleOptions options;
+  options.limits = Limits();
+  const std::vector<isa::Words> words = isa::Assemble(program, options);
+
+  const std::vector<uint8_t> tiles = RandomBytes(rng, static_cast<std::size_t>(4 * n * n));
+  const std::vector<uint8_t> x = RandomBytes(rng, static_cast<std::size_t>((image + 9) * n));
+  const std::vector<uint8_t> y = RandomBytes(rng, static_cast<std::size_t>(rows * n));
+  // Outputs that follow the sums: no bias, sums / 2048 (a random set's bias saturates most).
+  ParamSet set;
+  set.bias.assign(static_cast<std::size_t>(n), 0);
+  set.multiplier.assign(static_cast<std::size_t>(n), 1 << 30);
+  set.shift.assign(static_cast<std::size_t>(n), -10);
+  const std::vector<uint8_t> params = EncodeParamSet(set);
+  Machine whole(Limits()), stepped(Limits());
+  for (Machine* machine : {&whole, &stepped}) {
+    machine->host().Write(0x10000, tiles);
+    machine->host().Write(0x20000, x);
+    machine->host().Write(0x30000, y);
+    machine->host().Write(0x40000, params);
+  }
+  const RunResult result = whole.Run(words);
+  ASSERT_TRUE(result.halted()) << ToString(result) << "\n" << program;
+  stepped.Start();
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const RunResult step = stepped.Resume(&words[i], 1, i);
+    ASSERT_EQ(step.status, i + 1 < words.size() ? RunStatus::kEndOfProgram : RunStatus::kHalted)
+        << ToString(step);
+  }
+  for (int64_t row = 0; row < 352; ++row) {
+    for (int64_t c = 0; c < n; ++c) {
+      ASSERT_EQ(whole.acc_row(row)[c], stepped.acc_row(row)[c]) << "accumulator row " << row;
+    }
+  }
+  for (int64_t row = 0; row < image + 9; ++row) {
+    for (int64_t c = 0; c < n; ++c) {
+      ASSERT_EQ(whole.ub_row(row)[c], stepped.ub_row(row)[c]) << "UB row " << row;
+    }
+  }
+}
 
 // ACTIVATE's per-row requantization (RowRequant: the constants worked out once, 16 channels an
 // instruction where the CPU has AVX-512) against golden's WrapAdd and Requantize, element by
