@@ -165,6 +165,8 @@ class Machine {
     std::size_t first = 0;
     int64_t tiles = 0;
   };
+  // More run first: a program of independent blocks (no ACTIVATE between them) would
+  // otherwise hold every block's sets and taps until its end.
   static constexpr std::size_t kMaxPendingBlocks = 16;
   std::vector<Block> blocks_;
   int64_t pending_ub_first_ = 0;
