@@ -23,6 +23,10 @@ RtlDevice::RtlDevice(sc_core::sc_module_name name, std::unique_ptr<TopModel> mod
   sc::CheckBeatDws(model_->config().tlp_width_bits / 32);  // the codec's widths (throws)
   rx.register_b_transport(this, &RtlDevice::b_transport);
   SC_THREAD(ClockThread);
+  // The Verilated model's eval runs on this thread's stack, and a large model's generated
+  // functions keep big temporaries there: at N = 256 one frame of tpu_top's is 567 KiB, beyond
+  // SystemC's default of 256 KiB (the stack is reserved, not touched, beyond what it uses).
+  set_stack_size(kClockThreadStackBytes);
   SC_THREAD(TxThread);
 }
 

@@ -40,6 +40,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -96,6 +97,8 @@ class RtlDevice : public sc_core::sc_module {
   void SetInputLink(const sc::PcieLinkDirection* link) { input_link_ = link; }
 
   static constexpr int kQuietCycles = 64;
+  // The clock thread's stack (it runs the model's eval: rtl_device.cpp).
+  static constexpr std::size_t kClockThreadStackBytes = std::size_t{16} << 20;
 
  private:
   void b_transport(tlm::tlm_generic_payload& trans, sc_core::sc_time& delay);
