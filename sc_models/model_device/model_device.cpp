@@ -360,9 +360,9 @@ void ModelDevice::FetchAndExecute() {
     // them fails (a large program streams through here); slot by slot otherwise, to stop at
     // the first that fails.
     const uint32_t end = fetch_ < tail ? tail : mask + 1;
-    const size_t chunk = fetched_ / kChunkSlots, in_chunk = fetched_ % kChunkSlots;
-    if (chunk == chunks_.size()) chunks_.emplace_back(kChunkSlots);
-    const uint64_t slots = std::min<uint64_t>(end - fetch_, kChunkSlots - in_chunk);  // >= 1
+    if (fetched_ / kChunkSlots == chunks_.size()) chunks_.emplace_back(kChunkSlots);
+    const uint64_t slots =
+        std::min<uint64_t>(end - fetch_, kChunkSlots - fetched_ % kChunkSlots);  // >= 1
     const uint64_t address = base + isa::kSlotBytes * fetch_;
     uint64_t count = slots;
     if (host.Faults(address, isa::kSlotBytes * slots) || isa::kSlotBytes * slots > host.size() ||
@@ -374,7 +374,7 @@ void ModelDevice::FetchAndExecute() {
       }
     }
     // A slot's bytes are its words' bytes in memory on a little-endian host: read in place.
-    isa::Words* words = &chunks_[chunk][in_chunk];
+    isa::Words* words = &Slot(fetched_);
     host.Read(address, reinterpret_cast<uint8_t*>(words), isa::kSlotBytes * count);
     isa::SlotBytesToWords(words, count);
     fetched_ += count;
@@ -391,13 +391,11 @@ void ModelDevice::FetchAndExecute() {
   constexpr size_t kFirstSlice = 512, kSlice = 2048, kFirstSlicesUpTo = 8192;
   model::RunResult r;
   while (executed_ < fetched_) {
-    const size_t in_chunk = executed_ % kChunkSlots;
     const size_t slice = std::min({executed_ < kFirstSlicesUpTo ? kFirstSlice : kSlice,
-                                   kChunkSlots - in_chunk, fetched_ - executed_});
+                                   kChunkSlots - executed_ % kChunkSlots, fetched_ - executed_});
     std::vector<isa::Instr> executed = timing_worker_.Spare();
     executed.reserve(slice);
-    r = machine_.Resume(&chunks_[executed_ / kChunkSlots][in_chunk], slice, executed_,
-                        &executed);
+    r = machine_.Resume(&Slot(executed_), slice, executed_, &executed);
     CountRows(executed, static_cast<uint64_t>(device_.limits.n), rows_);
     timing_worker_.Add(std::move(executed));
     executed_ += slice;
@@ -455,7 +453,7 @@ void ModelDevice::FinishModelError(const model::RunResult& r) {
   // deadlock. The schedule simulation tells which.
   std::vector<isa::Instr> program;
   for (size_t i = 0; i < fetched_; ++i) {
-    const isa::Decoded decoded = isa::Decode(chunks_[i / kChunkSlots][i % kChunkSlots]);
+    const isa::Decoded decoded = isa::Decode(Slot(i));
     if (decoded.error != isa::Error::kOk) break;
     program.push_back(decoded.instr);
   }

@@ -146,6 +146,7 @@ class ModelDevice : public device::DeviceBus {
   // 146,000 instructions are 2.3 MB), and a later program fills memory already in use.
   static constexpr size_t kChunkSlots = 16384;
   std::vector<std::vector<isa::Words>> chunks_;
+  isa::Words& Slot(size_t i) { return chunks_[i / kChunkSlots][i % kChunkSlots]; }
   size_t fetched_ = 0;   // instructions of the program taken from the ring
   size_t executed_ = 0;  // ... of them executed
   Perf rows_{};  // the row counters of the instructions executed so far (CountRows)
