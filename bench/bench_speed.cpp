@@ -7,6 +7,13 @@
 // Every output is checked against golden (bit-exact, exit 1 otherwise); golden is computed
 // before the rounds, outside the timed calls. --model-only runs the model alone (to profile it).
 //
+// Each round also runs the model a second time at once ("again": its memory and caches warm)
+// and then times one write to each 4 KiB page of a 16 MiB buffer of its own that lay untouched
+// since the round before ("cold page"). On some virtual machines memory left idle for seconds
+// costs microseconds per page on its next touch, without a page fault the guest sees
+// (docs/model.md, "Speed"); a model call after 20 s of rtl pays that for its whole working set.
+// The column shows what the machine charged in that run; a warm machine reads ~0.01 us.
+//
 //   bench_speed [--m 256 --k 512 --n 256] [--rounds 3] [--inputs DIR] [--scale 0.0005]
 //               [--relu] [--device n16] [--pcie gen3x16] [--model-only]
 //
@@ -22,6 +29,8 @@
 #include <random>
 #include <string>
 #include <vector>
+
+#include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
 
@@ -54,21 +63,45 @@ golden::Tensor<T> Random(std::vector<int64_t> shape, std::mt19937_64& rng, int64
 struct Seconds {
   double wall = 0;
   double cpu = 0;  // the process's CPU time (every thread's) over the call
+  long page_faults = 0;  // the process's minor page faults over the call
 };
+
+long MinorFaults() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_minflt;
+}
 
 // One backend call; the output must equal `want`.
 Seconds Timed(runtime::LayerBackend& backend, const golden::Tensor<int8_t>& x,
               const compiler::DenseLayer& layer, const golden::Tensor<int8_t>& want) {
+  const long faults_start = MinorFaults();
   const std::clock_t cpu_start = std::clock();
   const auto start = std::chrono::steady_clock::now();
   const runtime::LayerResult<int8_t> result = backend.RunDense(x, layer);
   Seconds s;
   s.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   s.cpu = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
+  s.page_faults = MinorFaults() - faults_start;
   if (result.output.data != want.data) {
     throw std::runtime_error(backend.name() + ": output differs from golden");
   }
   return s;
+}
+
+std::string Format(const char* format, double value) {
+  char cell[32];
+  std::snprintf(cell, sizeof(cell), format, value);
+  return cell;
+}
+
+// One write to each 4 KiB page of `pages`, timed: microseconds per page.
+double TouchPages(std::vector<uint8_t>& pages) {
+  constexpr size_t kPage = 4096;
+  const auto start = std::chrono::steady_clock::now();
+  for (size_t i = 0; i < pages.size(); i += kPage) pages[i] = static_cast<uint8_t>(pages[i] + 1);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return 1e6 * s / static_cast<double>(pages.size() / kPage);
 }
 
 struct Spread {
@@ -134,33 +167,50 @@ int Run(int argc, char** argv) {
   std::printf("Model against rtl: dense %lld x %lld x %lld, device %s, %s, %d rounds\n\n",
               static_cast<long long>(x.shape[0]), static_cast<long long>(layer.k()),
               static_cast<long long>(layer.nout()), device_name.c_str(), pcie.c_str(), rounds);
-  std::printf("| round | rtl wall s | model wall ms | ratio | model CPU ms |\n");
-  std::printf("|---|---|---|---|---|\n");
-  std::vector<double> rtl_s, model_s, ratios, model_cpu;
+  std::printf("| round | rtl wall s | model wall ms | ratio | model again ms | ratio again | "
+              "model CPU ms | model page faults | cold page us |\n");
+  std::printf("|---|---|---|---|---|---|---|---|---|\n");
+  std::vector<double> rtl_s, model_s, ratios, again_s, again_ratios, model_cpu, cold_us;
+  std::vector<uint8_t> probe(16u << 20, 0);
+  TouchPages(probe);  // mapped now; each round then reads what idle time cost its pages
   for (int r = 0; r < rounds; ++r) {
     if (!model_only) rtl_s.push_back(Timed(rtl, x, layer, want).wall);
     const Seconds m = Timed(model, x, layer, want);
+    const Seconds again = Timed(model, x, layer, want);
+    cold_us.push_back(TouchPages(probe));
     model_s.push_back(m.wall);
+    again_s.push_back(again.wall);
     model_cpu.push_back(m.cpu);
-    if (model_only) {
-      std::printf("| %d | - | %.3f | - | %.3f |\n", r + 1, 1e3 * m.wall, 1e3 * m.cpu);
-    } else {
+    std::string rtl_cell = "-", ratio = "-", ratio_again = "-";
+    if (!model_only) {
       ratios.push_back(rtl_s.back() / m.wall);
-      std::printf("| %d | %.3f | %.3f | %.0f | %.3f |\n", r + 1, rtl_s.back(), 1e3 * m.wall,
-                  ratios.back(), 1e3 * m.cpu);
+      again_ratios.push_back(rtl_s.back() / again.wall);
+      rtl_cell = Format("%.3f", rtl_s.back());
+      ratio = Format("%.0f", ratios.back());
+      ratio_again = Format("%.0f", again_ratios.back());
     }
+    std::printf("| %d | %s | %.3f | %s | %.3f | %s | %.3f | %ld | %.2f |\n", r + 1,
+                rtl_cell.c_str(), 1e3 * m.wall, ratio.c_str(), 1e3 * again.wall,
+                ratio_again.c_str(), 1e3 * m.cpu, m.page_faults, cold_us.back());
     std::fflush(stdout);
   }
-  const Spread b = SpreadOf(model_s), d = SpreadOf(model_cpu);
+  const Spread b = SpreadOf(model_s), e = SpreadOf(again_s), d = SpreadOf(model_cpu);
+  const Spread f = SpreadOf(cold_us);
   std::printf("\nmodel wall min %.3f median %.3f max %.3f ms\n", 1e3 * b.min, 1e3 * b.median,
               1e3 * b.max);
+  std::printf("again      min %.3f median %.3f max %.3f ms (the same call at once, warm)\n",
+              1e3 * e.min, 1e3 * e.median, 1e3 * e.max);
   std::printf("model CPU  min %.3f median %.3f max %.3f ms (its threads: the machine, the timing "
               "model's replay)\n", 1e3 * d.min, 1e3 * d.median, 1e3 * d.max);
+  std::printf("cold page  min %.2f median %.2f max %.2f us (a write to a page idle since the "
+              "round before)\n", f.min, f.median, f.max);
   if (!model_only) {
-    const Spread a = SpreadOf(rtl_s), c = SpreadOf(ratios);
+    const Spread a = SpreadOf(rtl_s), c = SpreadOf(ratios), g = SpreadOf(again_ratios);
     std::printf("rtl wall   min %.3f  median %.3f  max %.3f s\n", a.min, a.median, a.max);
     std::printf("ratio      min %.0f  median %.0f  max %.0f (goal >= 1000 at N = 16)\n", c.min,
                 c.median, c.max);
+    std::printf("again      min %.0f  median %.0f  max %.0f (the model warm)\n", g.min,
+                g.median, g.max);
   }
   std::printf("outputs bit-exact with golden on %s\n",
               model_only ? "the model backend" : "both backends");

@@ -86,7 +86,9 @@ TEST(Devices, StreamsFromN32UpOutrunGen3x16) {
     const double beat = static_cast<double>(d.tlp_width_bits) / 8;
     const double mps = static_cast<double>(d.max_payload);
     const double stream = beat * d.clock_mhz * 1e6 * mps / (mps + beat);
-    if (d.limits.n >= 32) EXPECT_GE(stream, kGen3x16PayloadLimit);
+    if (d.limits.n >= 32) {
+      EXPECT_GE(stream, kGen3x16PayloadLimit);
+    }
   }
   EXPECT_EQ(FindDevice("n32")->tlp_width_bits, 256);
 }
