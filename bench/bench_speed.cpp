@@ -12,7 +12,8 @@
 // since the round before ("cold page"). On some virtual machines memory left idle for seconds
 // costs microseconds per page on its next touch, without a page fault the guest sees
 // (docs/model.md, "Speed"); a model call after 20 s of rtl pays that for its whole working set.
-// The column shows what the machine charged in that run; a warm machine reads ~0.01 us.
+// The column shows what the machine charged in that run (0.08 - 0.14 us with --model-only's
+// rounds back to back, 0.4 - 3 us after 23 s of rtl on the machine of docs/model.md).
 //
 //   bench_speed [--m 256 --k 512 --n 256] [--rounds 3] [--inputs DIR] [--scale 0.0005]
 //               [--relu] [--device n16] [--pcie gen3x16] [--model-only]
