@@ -52,7 +52,9 @@ function(tpu_add_synth_test name)
   if(NOT ARG_LABEL)
     set(ARG_LABEL synth)
   endif()
-  set(timeout 900)
+  # synth.top_n16 and synth.core_n16 took 704 - 777 s on the 2-core CI machines (2026-11-27),
+  # creeping up to 900: twice that leaves room for a slower machine.
+  set(timeout 1800)
   if(ARG_LABEL STREQUAL "long")
     set(timeout 3600)
   endif()
