@@ -122,12 +122,12 @@ int Run(int64_t m, int64_t k, int64_t n_out) {
   std::printf("core dense %lld x %lld x %lld at N = %lld, weight DRAM %d bits/beat, %zu instructions\n",
               static_cast<long long>(m), static_cast<long long>(k), static_cast<long long>(n_out),
               static_cast<long long>(config.limits.n), config.dram_width, p.program.instrs.size());
-  const auto all = Encode(p.program.instrs);
+  const std::vector<tpu::isa::Words>& all = p.program.instrs.words();
   if (std::getenv("TPU_BENCH_LIST")) {
     std::fputs(tpu::isa::DisassembleProgram(all).c_str(), stdout);
   }
   std::vector<tpu::isa::Instr> upload, layer;
-  SplitWeightUpload(p.program.instrs, &upload, &layer);
+  SplitWeightUpload(p.program.instrs.Instrs(), &upload, &layer);
   const auto upload_words = Encode(upload);
   bool ok = RunOnce(p, &upload_words, Encode(layer),
                     "weights resident in the weight DRAM (uploaded by an earlier program):");

@@ -546,7 +546,7 @@ void ReportRun(tpu::sys::TpuSystem& system, const ProgramRun& run, bool ok,
               "%s / (%.0f*%.0f*cycles) = %.4f\n",
               U(cycles), U(r.perf[tpu::regs::kPerfMxuBusy]), b.macs_formula, n, n,
               b.macs / (n * n * cycles));
-  PrintInstructionMix(run.program.instrs, double(cycles));
+  PrintInstructionMix(run.program.instrs.Instrs(), double(cycles));
   std::printf("  stalls (cycles): weights %llu, activation input %llu, DMA %llu, dependency %llu\n",
               U(r.perf[tpu::regs::kPerfStallWeights]), U(r.perf[tpu::regs::kPerfStallActIn]),
               U(r.perf[tpu::regs::kPerfStallDma]), U(r.perf[tpu::regs::kPerfStallDep]));
@@ -667,10 +667,7 @@ int RunConv(tpu::sys::TpuSystem& system, const Options& o) {
   const bool ok = run.output.shape == want.shape && run.output.data == want.data;
 
   const std::vector<int64_t>& y = want.shape;  // (B, OH, OW, Cout)
-  uint64_t matmul_rows = 0;
-  for (const auto& instr : run.program.instrs) {
-    if (const auto* mm = std::get_if<tpu::isa::Matmul>(&instr)) matmul_rows += mm->rows;
-  }
+  const uint64_t matmul_rows = tpu::runtime::MatmulRows(run.program.instrs);
   std::printf("  lowering: %s, output %lldx%lldx%lld\n", run.program.lowering.c_str(),
               static_cast<long long>(y[1]), static_cast<long long>(y[2]),
               static_cast<long long>(y[3]));

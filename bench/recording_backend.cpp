@@ -14,7 +14,7 @@ runtime::LayerResult<int8_t> RecordingBackend::RunProgram(const Lowering& lower,
   runtime::LayerResult<int8_t> r = inner_.RunProgram(
       [&](const isa::DeviceLimits& limits, const compiler::HostRegion& region) {
         compiler::DenseProgram p = lower(limits, region);
-        run.program = p.instrs;
+        run.program = p.instrs.Instrs();
         return p;
       },
       macs);

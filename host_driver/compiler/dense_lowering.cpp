@@ -238,9 +238,15 @@ DenseProgram LowerDenseChain(const golden::Tensor<int8_t>& x, const DenseLayer& 
 
 PcieBytes ProgramPcieBytes(const DenseProgram& program) {
   PcieBytes bytes;
-  for (const isa::Instr& instr : program.instrs) {
-    if (const auto* rh = std::get_if<isa::ReadHost>(&instr)) bytes.to_device += rh->length;
-    if (const auto* wh = std::get_if<isa::WriteHost>(&instr)) bytes.from_device += wh->length;
+  // Only the transfers are decoded (a large layer's program is mostly MATMULs).
+  const isa::Program& instrs = program.instrs;
+  for (std::size_t i = 0; i < instrs.size(); ++i) {
+    const isa::Opcode op = instrs.OpcodeAt(i);
+    if (op == isa::Opcode::kReadHost) {
+      bytes.to_device += std::get<isa::ReadHost>(instrs[i]).length;
+    } else if (op == isa::Opcode::kWriteHost) {
+      bytes.from_device += std::get<isa::WriteHost>(instrs[i]).length;
+    }
   }
   return bytes;
 }

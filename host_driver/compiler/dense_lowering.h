@@ -19,6 +19,7 @@
 #include "compiler/dense_plan.h"
 #include "golden/tensor.h"
 #include "isa/isa_gen.h"
+#include "isa/program.h"
 
 namespace tpu::compiler {
 
@@ -84,7 +85,7 @@ struct LoweringOptions {
 
 struct DenseProgram {
   isa::DeviceLimits limits;
-  std::vector<isa::Instr> instrs;  // validated against `limits`, ends in HALT
+  isa::Program instrs;             // encoded, validated against `limits`, ends in HALT
   std::vector<HostImage> images;   // host memory to fill before the run
   DenseOutput output;              // where the result is after the run
   std::vector<LayerPlan> plans;    // how each layer was tiled (one per layer)

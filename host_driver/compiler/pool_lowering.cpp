@@ -213,11 +213,11 @@ DenseProgram LowerPool(const golden::Tensor<int8_t>& input, const PoolLayer& lay
   DenseProgram second = LowerIdentityPass(pooled, clamp, limits,
                                           {region.base + used, region.size - used},
                                           second_options, what + " (clamp pass)");
-  program.instrs.pop_back();  // HALT
-  isa::Sync barrier;          // the pooled values are in host memory before the clamp pass
+  program.instrs.PopBack();  // HALT
+  isa::Sync barrier;         // the pooled values are in host memory before the clamp pass
   barrier.units = isa::kUnitsAll;
-  program.instrs.push_back(barrier);
-  program.instrs.insert(program.instrs.end(), second.instrs.begin(), second.instrs.end());
+  program.instrs.Add(barrier);
+  program.instrs.Append(second.instrs);
   for (HostImage& image : second.images) {
     image.name += "2";
     program.images.push_back(std::move(image));

@@ -39,7 +39,7 @@ void ProgramBuilder::Add(const isa::Instr& instr) {
                                 isa::Disassemble(instr) + ": " +
                                 isa::Explain(instr, limits_).message);
   }
-  instrs_.push_back(instr);
+  program_.Add(instr);
 }
 
 void ProgramBuilder::ReadHost(isa::Target target, uint64_t host, int64_t dest, int64_t length,

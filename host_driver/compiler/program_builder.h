@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "isa/isa_gen.h"
+#include "isa/program.h"
 
 namespace tpu::compiler {
 
@@ -29,14 +30,14 @@ class ProgramBuilder {
                 uint8_t signal);
 
   // Room for `count` more instructions (a lowering that knows its size: no regrowth).
-  void Reserve(std::size_t count) { instrs_.reserve(instrs_.size() + count); }
+  void Reserve(std::size_t count) { program_.Reserve(count); }
 
-  const std::vector<isa::Instr>& instrs() const { return instrs_; }
-  std::vector<isa::Instr> Take() { return std::move(instrs_); }
+  const isa::Program& program() const { return program_; }
+  isa::Program Take() { return std::move(program_); }
 
  private:
   isa::DeviceLimits limits_;
-  std::vector<isa::Instr> instrs_;
+  isa::Program program_;
 };
 
 }  // namespace tpu::compiler

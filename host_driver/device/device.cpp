@@ -277,23 +277,24 @@ PerfCounters Device::ReadPerf() {
 }
 
 RunResult Device::Run(const std::vector<isa::Instr>& program) {
+  isa::Program encoded;
+  try {
+    encoded = isa::Program(program);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(std::string("Run: ") + e.what());
+  }
+  return Run(encoded);
+}
+
+RunResult Device::Run(const isa::Program& program) {
   if (program.empty()) throw std::invalid_argument("Run: the program is empty");
-  if (!std::holds_alternative<isa::Halt>(program.back())) {
+  if (program.OpcodeAt(program.size() - 1) != isa::Opcode::kHalt) {
     throw std::invalid_argument(
         "Run: the program must end in HALT (the device interrupts on "
         "it), but its last instruction (" +
         std::to_string(program.size() - 1) + ") is " + isa::Disassemble(program.back()));
   }
-  std::vector<isa::Words> encoded;  // encoded once: checked, then written
-  encoded.reserve(program.size());
-  for (size_t i = 0; i < program.size(); ++i) {
-    try {
-      encoded.push_back(isa::Encode(program[i]));
-    } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument("Run: instruction " + std::to_string(i) +
-                                  " cannot be encoded: " + e.what());
-    }
-  }
+  const std::vector<isa::Words>& encoded = program.words();
 
   const size_t count = program.size();
   const uint32_t max_slots = options_.max_ring_slots;
@@ -384,7 +385,7 @@ RunResult Device::Run(const std::vector<isa::Instr>& program) {
   }
 }
 
-void Device::ThrowError(const std::vector<isa::Instr>& program) {
+void Device::ThrowError(const isa::Program& program) {
   ready_ = false;
   const uint32_t code = bus_.ReadRegister(regs::kErrorCode) & regs::kErrorCodeCodeMask;
   const uint32_t index = bus_.ReadRegister(regs::kErrorIndex);
@@ -422,10 +423,11 @@ void Device::ThrowError(const std::vector<isa::Instr>& program) {
   if (detail.empty() && index < program.size() && !host_stop) {
     // The host bytes a DMA instruction touches.
     uint64_t host = 0, length = 0;
-    if (const auto* r = std::get_if<isa::ReadHost>(&program[index])) {
+    const isa::Instr instr = program[index];
+    if (const auto* r = std::get_if<isa::ReadHost>(&instr)) {
       host = r->host;
       length = r->length;
-    } else if (const auto* w = std::get_if<isa::WriteHost>(&program[index])) {
+    } else if (const auto* w = std::get_if<isa::WriteHost>(&instr)) {
       host = w->host;
       length = w->length;
     }

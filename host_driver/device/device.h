@@ -133,6 +133,9 @@ class Device {
   // returns the performance counters. Throws DeviceError on an error the device reports
   // (code, index and the instruction's name) or when no interrupt comes within the options'
   // timeout (hung), and std::invalid_argument for an empty program.
+  RunResult Run(const isa::Program& program);
+  // The same for a program as instructions (encoded first; std::invalid_argument names an
+  // instruction that cannot be encoded).
   RunResult Run(const std::vector<isa::Instr>& program);
 
   // The ten 64-bit counters (each read as PERF_i_LO then PERF_i_HI).
@@ -144,7 +147,7 @@ class Device {
   // not one per instruction.
   void WriteSlots(uint64_t ring_base, uint32_t slot, const isa::Words* words, uint32_t count);
   [[noreturn]] void ThrowHung(const std::string& why, double waited_ns);
-  [[noreturn]] void ThrowError(const std::vector<isa::Instr>& program);
+  [[noreturn]] void ThrowError(const isa::Program& program);
 
   DeviceBus& bus_;
   DeviceOptions options_;

@@ -4,6 +4,7 @@
 //   isa/instr.h         generic access: OpcodeOf, InfoOf, ValuesOf, names
 //   isa/codec.h         Encode, Decode, Check (what the dispatcher raises)
 //   isa/validate.h      Validate, Explain, CheckLimits
+//   isa/program.h       Program (a program's instructions, encoded)
 //   isa/assembler.h     Assemble (text -> words)
 //   isa/disassembler.h  Disassemble (words or Instr -> text)
 //
@@ -18,6 +19,7 @@
 #include "isa/disassembler.h"
 #include "isa/instr.h"
 #include "isa/isa_gen.h"
+#include "isa/program.h"
 #include "isa/validate.h"
 
 #endif  // TPU_ISA_ISA_H_

@@ -30,6 +30,7 @@
 
 #include "golden/activation.h"
 #include "isa/isa_gen.h"
+#include "isa/program.h"
 #include "model/host_memory.h"
 #include "model/matmul_kernel.h"
 #include "model/run_result.h"
@@ -87,6 +88,7 @@ class Machine {
                    std::vector<isa::Instr>* decoded = nullptr);
   // The same for instructions; throws std::invalid_argument for one that cannot be encoded.
   RunResult Run(const std::vector<isa::Instr>& program);
+  RunResult Run(const isa::Program& program) { return Run(program.words()); }
 
  private:
   // Outcome of executing one decoded instruction.

@@ -39,7 +39,7 @@ RunStats MeasureRun(const device::RunResult& result, const device::BusCounters& 
 
 // MXU rows the program multiplies (its MATMULs' rows): the cycles it is expected to take at
 // one row per cycle, the progress line's yardstick.
-uint64_t MatmulRows(const std::vector<isa::Instr>& program);
+uint64_t MatmulRows(const isa::Program& program);
 
 }  // namespace tpu::runtime
 

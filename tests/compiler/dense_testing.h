@@ -100,6 +100,10 @@ inline void ExpectWellFormed(const std::vector<isa::Instr>& program,
     }
   }
 }
+inline void ExpectWellFormed(const isa::Program& program, const isa::DeviceLimits& limits,
+                             int random_schedules = 2) {
+  ExpectWellFormed(program.Instrs(), limits, random_schedules);
+}
 
 // Places the images, runs the program on a fresh reference machine, returns the result.
 inline golden::Tensor<int8_t> RunOnMachine(const DenseProgram& program) {

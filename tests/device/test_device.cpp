@@ -223,10 +223,11 @@ TEST(Device, LongProgramStreamsThroughASmallRing) {
       program.push_back(isa::Nop{});
     }
   }
-  program.insert(program.end(), p.instrs.begin(), p.instrs.end());
+  const std::vector<isa::Instr> layer = p.instrs.Instrs();
+  program.insert(program.end(), layer.begin(), layer.end());
   ASSERT_GT(program.size(), 5u * options.max_ring_slots);
   compiler::DenseProgram streamed = p;
-  streamed.instrs = program;
+  streamed.instrs = isa::Program(program);
   const RunResult r = RunExact(dev, c, streamed);
   EXPECT_EQ(r.instructions, program.size());
   EXPECT_EQ(dev.ReadRegister(regs::kRingSize), options.max_ring_slots);
@@ -309,7 +310,8 @@ TEST(Device, RejectsProgramsItCannotRun) {
   auto bench = tb::MakeDeviceBench(Seed(29), "device_reject");
   tb::TopBenchBus bus(*bench);
   Device dev(bus, BenchOptions());
-  EXPECT_THROW(dev.Run({}), std::invalid_argument);
+  EXPECT_THROW(dev.Run(std::vector<isa::Instr>{}), std::invalid_argument);
+  EXPECT_THROW(dev.Run(isa::Program()), std::invalid_argument);
   try {
     dev.Run(Nops(4));
     FAIL() << "no std::invalid_argument";

@@ -35,13 +35,9 @@ class ModelBackend : public runtime::LayerBackend {
     if (!r.halted()) throw std::runtime_error("model: " + model::ToString(r));
     ++programs_;
     runtime::LayerResult<int8_t> result;
-    int64_t to_device = 0, from_device = 0;
-    for (const auto& instr : p.instrs) {
-      if (const auto* rh = std::get_if<isa::ReadHost>(&instr)) to_device += rh->length;
-      if (const auto* wh = std::get_if<isa::WriteHost>(&instr)) from_device += wh->length;
-    }
-    result.stats.pcie_bytes_to_device = to_device;
-    result.stats.pcie_bytes_from_device = from_device;
+    const compiler::PcieBytes bytes = compiler::ProgramPcieBytes(p);
+    result.stats.pcie_bytes_to_device = static_cast<int64_t>(bytes.to_device);
+    result.stats.pcie_bytes_from_device = static_cast<int64_t>(bytes.from_device);
     result.stats.cycles = r.executed;  // instructions, for want of cycles
     (void)macs;
     if (p.ub_output) return result;

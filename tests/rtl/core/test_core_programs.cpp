@@ -75,7 +75,7 @@ TEST_P(CorePrograms, RandomProgramsMatchTheReferenceMachine) {
 golden::Tensor<int8_t> RunLowered(CoreHarness& h, const compiler::DenseProgram& p,
                                   CoreRunResult* result) {
   for (const compiler::HostImage& img : p.images) h.host().Write(img.address, img.bytes);
-  *result = h.Run(EncodeProgram(p.instrs), kBudget);
+  *result = h.Run(p.instrs.words(), kBudget);
   return compiler::ExtractDenseOutput(
       p.output, [&](uint64_t a, uint64_t n) { return h.host().Read(a, n); });
 }

@@ -298,7 +298,8 @@ TEST(TpuTop, LongProgramThroughASmallRing) {
   const compiler::DenseProgram p = Lower(*b, c);
   std::vector<isa::Instr> prog;
   for (int i = 0; i < 10; ++i) prog.push_back(isa::Nop{});
-  prog.insert(prog.end(), p.instrs.begin(), p.instrs.end());
+  const std::vector<isa::Instr> layer = p.instrs.Instrs();
+  prog.insert(prog.end(), layer.begin(), layer.end());
   ASSERT_TRUE(b->Stream(EncodeProgram(prog), kBudget));
   ASSERT_TRUE(b->WaitMsi(1, kBudget)) << "no MSI";
   EXPECT_EQ(b->ReadReg(regs::kIrqStatus), regs::kIrqStatusDoneMask);
@@ -329,7 +330,7 @@ TEST(TpuTop, SoftResetWhileRunning) {
     SCOPED_TRACE("soft reset after " + std::to_string(when) + " cycles or later");
     const DenseCase c = RandomDense(rng, 60, 40, 30);
     const compiler::DenseProgram p = Lower(*b, c);
-    b->Submit(EncodeProgram(p.instrs));
+    b->Submit(p.instrs.words());
     b->Idle(when);
     // Searching: on to the first cycle with what no reset has hit yet in flight.
     while (search && b->out().running &&

@@ -110,7 +110,7 @@ inline void ExpectNoViolations(TopBench& b) {
 inline void RunDense(TopBench& b, const DenseCase& c, size_t msis_before) {
   const compiler::DenseProgram p = Lower(b, c);
   const uint64_t start = b.cycle();
-  b.Submit(EncodeProgram(p.instrs));
+  b.Submit(p.instrs.words());
   ASSERT_TRUE(b.WaitMsi(msis_before + 1, kBudget)) << "no MSI";
   std::printf("dense %lldx%lldx%lld: %zu instructions, MSI after %llu cycles\n",
               static_cast<long long>(c.x.shape[0]), static_cast<long long>(c.x.shape[1]),

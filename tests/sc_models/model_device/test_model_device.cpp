@@ -741,7 +741,8 @@ TEST(TimingRun, PiecesGiveTheWholeProgramsEstimate) {
                                      {3, 20, 9}}) {
       const DenseCase c = RandomDense(rng, m, k, nout);
       const std::vector<isa::Instr> program =
-          compiler::LowerDense(c.x, c.layer, device.limits, {0x1'0000'0000, 1 << 26}).instrs;
+          compiler::LowerDense(c.x, c.layer, device.limits, {0x1'0000'0000, 1 << 26})
+              .instrs.Instrs();
       const TimingEstimate whole = model.Estimate(program);
       for (size_t most : {size_t{1}, size_t{7}, size_t{300}}) {
         SCOPED_TRACE(std::string(name) + " " + std::to_string(program.size()) +
