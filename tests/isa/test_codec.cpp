@@ -1,8 +1,10 @@
 // Encoding and decoding: round trips for every opcode, the exact bit positions of a few
 // hand-encoded instructions, and the decode stage's errors (illegal opcode, reserved bits,
-// unlisted enum encodings), which must be reported, never thrown.
+// unlisted enum encodings), which must be reported, never thrown; isa::Program, a program held
+// encoded.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <iterator>
@@ -102,6 +104,68 @@ TEST(Codec, EncodeRejectsValuesThatDoNotFitTheirBits) {
   ReadHost r;
   r.host = uint64_t{1} << 48;
   EXPECT_THROW(Encode(r), std::invalid_argument);
+}
+
+// isa::Program holds a program encoded: reading it back gives the instructions added, in order,
+// whatever their fields; its words are Encode's.
+TEST(Program, GivesBackWhatWasAddedAndItsWords) {
+  std::mt19937_64 rng(TestSeed());
+  std::vector<Instr> instrs;
+  for (int n = 0; n < 200; ++n) {
+    for (const InstrInfo& info : kInstrs) instrs.push_back(RandomInstr(info, rng));
+  }
+  std::shuffle(instrs.begin(), instrs.end(), rng);
+  Program program;
+  for (const Instr& instr : instrs) program.Add(instr);
+  ASSERT_EQ(program.size(), instrs.size());
+  EXPECT_EQ(Program(instrs).words(), program.words());
+  const std::vector<Instr> back = program.Instrs();
+  ASSERT_EQ(back.size(), instrs.size());
+  size_t i = 0;
+  for (const Instr instr : program) {  // the iterator, as range-for uses it
+    ASSERT_LT(i, instrs.size());
+    SCOPED_TRACE(i);
+    EXPECT_EQ(program.OpcodeAt(i), OpcodeOf(instrs[i]));
+    EXPECT_EQ(program.words()[i], Encode(instrs[i]));
+    EXPECT_TRUE(SameInstr(program[i], instrs[i])) << Disassemble(instrs[i]);
+    EXPECT_TRUE(SameInstr(back[i], instrs[i]));
+    EXPECT_TRUE(SameInstr(instr, instrs[i]));
+    ++i;
+  }
+  EXPECT_EQ(i, instrs.size());
+  EXPECT_TRUE(SameInstr(program.back(), instrs.back()));
+}
+
+TEST(Program, AppendAndPopBack) {
+  Program a(std::vector<Instr>{Nop{}, Halt{}});
+  Matmul m;
+  m.rows = 7;
+  Program b(std::vector<Instr>{m, Halt{}});
+  a.PopBack();
+  a.Append(b);
+  ASSERT_EQ(a.size(), 3u);
+  EXPECT_EQ(a.OpcodeAt(0), Opcode::kNop);
+  EXPECT_EQ(std::get<Matmul>(a[1]).rows, 7u);
+  EXPECT_EQ(a.OpcodeAt(2), Opcode::kHalt);
+  EXPECT_FALSE(a.empty());
+  EXPECT_TRUE(Program().empty());
+}
+
+TEST(Program, RejectsAnInstructionThatCannotBeEncodedNamingIt) {
+  Matmul m;
+  m.ub = 140000;
+  Program program;
+  program.Add(Nop{});
+  EXPECT_THROW(program.Add(m), std::invalid_argument);
+  EXPECT_EQ(program.size(), 1u) << "a rejected instruction is not added";
+  try {
+    Program(std::vector<Instr>{Nop{}, Nop{}, m, Halt{}});
+    FAIL() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(),
+                 "instruction 2 cannot be encoded: MATMUL: field 'ub' = 140000 does not fit in "
+                 "17 bits (0..131071)");
+  }
 }
 
 TEST(Codec, EveryUnknownOpcodeIsIllegalWhateverTheOtherBits) {
