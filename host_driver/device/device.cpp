@@ -393,6 +393,9 @@ void Device::ThrowError(const isa::Program& program) {
                         code == regs::kErrRingFetchError;
   const uint32_t dma_cause = dma_code ? bus_.ReadRegister(regs::kDmaErrorCause) : 0;
   std::string what = "device reported " + regs::ErrorCodeName(code) + " (" + Hex(code, 2) + ")";
+  // The instruction ERROR_INDEX names, decoded once (the program is held encoded).
+  std::optional<isa::Instr> failing;
+  if (index < program.size()) failing = program[index];
   if (code == regs::kErrWatchdog) {
     const uint32_t head = bus_.ReadRegister(regs::kRingHead);
     what += " after the core took " + std::to_string(head) +
@@ -403,8 +406,8 @@ void Device::ThrowError(const isa::Program& program) {
             " (RING_HEAD " + std::to_string(head) + ")";
   } else {
     what += " at instruction " + std::to_string(index);
-    if (index < program.size()) {
-      what += " (" + isa::Disassemble(program[index]) + ")";
+    if (failing) {
+      what += " (" + isa::Disassemble(*failing) + ")";
     } else {
       what += " (beyond the program's " + std::to_string(program.size()) + " instructions)";
     }
@@ -412,22 +415,21 @@ void Device::ThrowError(const isa::Program& program) {
   if (dma_cause != 0) what += " [" + DmaCauseText(dma_cause) + "]";
   what += ": " + ErrorDoc(code);
   std::string detail;
-  if (index < program.size() && code != regs::kErrRingFetchError && code != regs::kErrWatchdog) {
+  if (failing && code != regs::kErrRingFetchError && code != regs::kErrWatchdog) {
     try {
-      detail = isa::Explain(program[index], info_.limits).message;
+      detail = isa::Explain(*failing, info_.limits).message;
     } catch (const std::exception&) {
       detail.clear();
     }
   }
   const bool host_stop = code == regs::kErrRingFetchError || code == regs::kErrWatchdog;
-  if (detail.empty() && index < program.size() && !host_stop) {
+  if (detail.empty() && failing && !host_stop) {
     // The host bytes a DMA instruction touches.
     uint64_t host = 0, length = 0;
-    const isa::Instr instr = program[index];
-    if (const auto* r = std::get_if<isa::ReadHost>(&instr)) {
+    if (const auto* r = std::get_if<isa::ReadHost>(&*failing)) {
       host = r->host;
       length = r->length;
-    } else if (const auto* w = std::get_if<isa::WriteHost>(&instr)) {
+    } else if (const auto* w = std::get_if<isa::WriteHost>(&*failing)) {
       host = w->host;
       length = w->length;
     }
