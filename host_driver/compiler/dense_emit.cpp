@@ -54,6 +54,19 @@ void EmitMatmuls(const LayerPlan& plan, int64_t s, ProgramBuilder& builder) {
     mm.rows = static_cast<uint32_t>(plan.ChunkRows(i));
     mm.acc_mode = k == 0 ? isa::AccMode::kOverwrite : isa::AccMode::kAccumulate;
     mm.new_tile = true;
+    if (plan.in_row_stride > 1) {
+      // Rows in_row_stride apart: the slice read as an image of M lines of in_row_stride
+      // pixels from its first row, one output pixel per line (column 0), from line
+      // ChunkBegin(i).
+      mm.ub = static_cast<uint32_t>(plan.InRow(0, k));
+      mm.window = true;
+      mm.image_w = static_cast<uint32_t>(plan.in_row_stride);
+      mm.image_h = static_cast<uint32_t>(plan.m);
+      mm.out_w = 1;
+      mm.stride_h = 1;
+      mm.stride_w = 1;
+      mm.y0 = static_cast<int32_t>(plan.ChunkBegin(i));
+    }
     mm.wait = k == 0 ? first_wait : 0;
     mm.signal = k == plan.k_tiles - 1 ? last_signal : 0;
     builder.Add(mm);

@@ -57,29 +57,57 @@ void PlaceInput(const golden::Tensor<int8_t>& x, LayerPlan& plan, HostAllocator&
   program.images.push_back(std::move(input));
 }
 
-// The UB rows of the K-tile slices of a resident input that feeds an (M, K) dense layer: empty
-// when the tensor is (M, K) itself (slice k at ub + k * M, the planner's layout); one row per
-// slice for a flattened (1, H, W, C) tensor with C a multiple of N (x = (1, H * W * C): K tile
-// kt is pixel kt / (C / N), channel tile kt % (C / N), at ub + ct * H * W + p). Other shapes
-// (a batch above 1 flattened, C not a multiple of N) throw std::invalid_argument: the caller
+constexpr int64_t kMaxWindowSide = 255;  // MATMUL image_w, image_h: 8-bit fields
+
+// Where the K-tile slices of a resident input that feeds an (M, K) dense layer lie. Empty rows
+// when the tensor is (M, K) itself (slice k at ub + k * M, the planner's layout). A flattened
+// (B, H, W, C) tensor with B = M and C a multiple of N (x = (B, H * W * C)): K tile kt is pixel
+// p = kt / (C / N), channel tile ct = kt % (C / N), image b's row of it at
+// ub + ct * B * H * W + b * H * W + p, so its first row at ub + ct * B * H * W + p and the next
+// ones H * W apart (the stride; windowed MATMULs read them for B > 1). Other shapes (C not a
+// multiple of N, H * W or B above a window's 255) throw std::invalid_argument: the caller
 // passes such an input through the host.
-std::vector<int64_t> ResidentSliceRows(const UbTensor& in, int64_t m, int64_t k, int64_t n,
-                                       const std::string& what) {
+struct ResidentSlices {
+  std::vector<int64_t> rows;
+  int64_t stride = 1;
+};
+
+ResidentSlices ResidentSliceRows(const UbTensor& in, int64_t m, int64_t k, int64_t n,
+                                 const isa::DeviceLimits& limits, const std::string& what) {
   if (in.m == m && in.channels == k) return {};
-  if (m == 1 && in.channels % n == 0 && in.m * in.channels == k) {
-    const int64_t c_tiles = in.channels / n;
-    std::vector<int64_t> rows(static_cast<std::size_t>(k / n));
-    for (int64_t kt = 0; kt < k / n; ++kt) {
-      rows[static_cast<std::size_t>(kt)] = in.ub + (kt % c_tiles) * in.m + kt / c_tiles;
-    }
-    return rows;
+  const std::string cannot = what + ": the resident input (" + std::to_string(in.m) +
+                             " rows of " + std::to_string(in.channels) +
+                             " channels) cannot feed an (M, K) = (" + std::to_string(m) + ", " +
+                             std::to_string(k) + ") input in place: ";
+  const int64_t pixels = in.m / m;  // H * W of one image
+  if (in.channels % n != 0 || in.m % m != 0 || pixels * in.channels != k) {
+    throw std::invalid_argument(cannot + "only the same shape, or a flattened batch of M images "
+                                "whose channels are a multiple of N = " + std::to_string(n));
   }
-  throw std::invalid_argument(
-      what + ": the resident input (" + std::to_string(in.m) + " rows of " +
-      std::to_string(in.channels) + " channels) cannot feed an (M, K) = (" + std::to_string(m) +
-      ", " + std::to_string(k) +
-      ") input in place: only the same shape, or a flattened single image whose channels are "
-      "a multiple of N = " + std::to_string(n));
+  ResidentSlices slices;
+  if (m > 1) {
+    if (pixels > kMaxWindowSide || m > kMaxWindowSide) {
+      throw std::invalid_argument(
+          cannot + "a flattened batch is read as windows of M lines of H * W rows, and " +
+          (m > kMaxWindowSide ? "M = " + std::to_string(m) : "H * W = " + std::to_string(pixels)) +
+          " is above a window's " + std::to_string(kMaxWindowSide));
+    }
+    const int64_t end = in.ub + in.Rows(n) + ResidentInputSlack(in, m);
+    if (end > limits.ub_rows) {
+      throw std::invalid_argument(
+          cannot + "its K tiles are read as windows of M lines of H * W rows, which the "
+          "MATMUL's range rule counts up to " + std::to_string(ResidentInputSlack(in, m)) +
+          " rows past the tensor's end, beyond the UB's " + std::to_string(limits.ub_rows) +
+          " rows: place it at least that many rows lower");
+    }
+    slices.stride = pixels;
+  }
+  const int64_t c_tiles = in.channels / n;
+  slices.rows.resize(static_cast<std::size_t>(k / n));
+  for (int64_t kt = 0; kt < k / n; ++kt) {
+    slices.rows[static_cast<std::size_t>(kt)] = in.ub + (kt % c_tiles) * in.m + kt / c_tiles;
+  }
+  return slices;
 }
 
 void PlaceOutput(LayerPlan& plan, HostAllocator& host, DenseProgram& program) {
@@ -88,6 +116,11 @@ void PlaceOutput(LayerPlan& plan, HostAllocator& host, DenseProgram& program) {
 }
 
 }  // namespace
+
+int64_t ResidentInputSlack(const UbTensor& in, int64_t m) {
+  if (m <= 1 || in.m == m || in.m % m != 0) return 0;
+  return in.m / m - 1;
+}
 
 DenseProgram LowerDense(const golden::Tensor<int8_t>& x, const DenseLayer& layer,
                         const isa::DeviceLimits& limits, const HostRegion& region,
@@ -107,9 +140,9 @@ DenseProgram LowerDense(const golden::Tensor<int8_t>& x, const DenseLayer& layer
   request.max_chunk_rows = options.max_chunk_rows;
   request.dram_tile_base = options.dram_tile_base;
   request.param_set_base = options.param_set_base;
-  std::vector<int64_t> slice_rows;
+  ResidentSlices slices;
   if (options.input_in_ub) {
-    slice_rows = ResidentSliceRows(*options.input_in_ub, request.m, request.k, limits.n, what);
+    slices = ResidentSliceRows(*options.input_in_ub, request.m, request.k, limits.n, limits, what);
     CheckResidentRows(options.input_in_ub->ub, options.input_in_ub->Rows(limits.n), ub_begin,
                       ub_end, limits, what, "input");
     request.input_in_ub = true;
@@ -126,7 +159,8 @@ DenseProgram LowerDense(const golden::Tensor<int8_t>& x, const DenseLayer& layer
     request.output_ub = out.ub;
   }
   LayerPlan plan = PlanLayer(request, limits, what);
-  plan.in_slice_rows = std::move(slice_rows);
+  plan.in_slice_rows = std::move(slices.rows);
+  plan.in_row_stride = slices.stride;
 
   DenseProgram program;
   program.limits = limits;

@@ -112,6 +112,14 @@ DenseProgram LowerDenseChain(const golden::Tensor<int8_t>& x, const DenseLayer& 
                              const DenseLayer& second, const isa::DeviceLimits& limits,
                              const HostRegion& region, const LoweringOptions& options = {});
 
+// UB rows past the end of a resident input tensor that a dense layer with M input rows counts
+// when it reads the tensor in place (LoweringOptions::input_in_ub): H * W - 1 for a flattened
+// batch (B, H, W, C) with B = M > 1 (its K tiles are read as windows of M lines of H * W rows,
+// and a MATMUL's range rule counts a window's whole extent from the tile's pixel), else 0. Those
+// rows are not read, but must lie inside the UB: a planner places such a tensor at least that
+// many rows below UB_ROWS.
+int64_t ResidentInputSlack(const UbTensor& in, int64_t m);
+
 // Reads `length` host bytes at `address` (from the device's host memory after the run).
 using HostReader = std::function<std::vector<uint8_t>(uint64_t address, uint64_t length)>;
 

@@ -15,7 +15,7 @@ int64_t LayerPlan::InRow(int64_t i, int64_t k) const {
     return in_ub + (i % 2) * k_tiles * chunk_rows + k * chunk_rows;
   }
   if (source == InputSource::kUb && !in_slice_rows.empty()) {
-    return in_slice_rows[static_cast<std::size_t>(k)] + ChunkBegin(i);
+    return in_slice_rows[static_cast<std::size_t>(k)] + ChunkBegin(i) * in_row_stride;
   }
   return in_ub + k * m + ChunkBegin(i);
 }

@@ -41,10 +41,14 @@ struct LayerPlan {
   int64_t region_rows = 0;  // ACC_ROWS / 2
   InputSource source = InputSource::kHostResident;
   int64_t in_ub = 0;
-  // kUb only, when not empty: the UB row of K-tile slice k's first row (M = 1 rows each), for
-  // an input whose slices do not lie M rows apart (a flattened (1, H, W, C) tensor: slice
-  // (pixel p, channel tile ct) at its row ub + ct * H * W + p).
+  // kUb only, when not empty: the UB row of K-tile slice k's first row, for an input whose
+  // slices do not lie M rows apart (a flattened (B, H, W, C) tensor: slice (pixel p, channel
+  // tile ct) from row ub + ct * B * H * W + p).
   std::vector<int64_t> in_slice_rows;
+  // kUb only: UB rows between one M row of a slice and the next. 1, except for a flattened
+  // batch (B, H, W, C), B > 1: H * W (image b's pixel p of channel tile ct is at row
+  // ub + ct * B * H * W + b * H * W + p), which windowed MATMULs read (dense_emit.h).
+  int64_t in_row_stride = 1;
   OutputSink sink = OutputSink::kHost;
   int64_t out_ub = 0;
   int64_t dram_tile_base = 0;
@@ -61,7 +65,7 @@ struct LayerPlan {
   int64_t steps() const { return chunks * n_tiles; }
   int64_t ChunkBegin(int64_t i) const { return i * chunk_rows; }
   int64_t ChunkRows(int64_t i) const;
-  // First UB row of slice k of chunk i.
+  // First UB row of slice k of chunk i (its later rows in_row_stride apart).
   int64_t InRow(int64_t i, int64_t k) const;
   // First UB row step s writes its output to.
   int64_t OutRow(int64_t s) const;

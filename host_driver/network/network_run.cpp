@@ -165,9 +165,15 @@ ResidencyPlan PlanResidency(const Network& network, const isa::DeviceLimits& lim
       const compiler::UbTensor at_low = OutputTensor(layers[i], 0);
       const int64_t rows = at_low.Rows(limits.n);
       const bool low = !current || current->ub != 0;
+      // A dense layer reading a flattened batch counts rows past the tensor's end.
+      const int64_t slack =
+          layers[consumer].type == LayerType::kDense
+              ? compiler::ResidentInputSlack(at_low, layers[consumer].input_shape.front())
+              : 0;
       LayerResidency producer = r;
       producer.output = Residence::kUb;
-      producer.output_ub = low ? at_low : OutputTensor(layers[i], limits.ub_rows - rows);
+      producer.output_ub =
+          low ? at_low : OutputTensor(layers[i], limits.ub_rows - rows - slack);
       SetWorkRows(producer, limits);
       LayerResidency reader;
       reader.input = Residence::kUb;

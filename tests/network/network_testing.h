@@ -72,6 +72,31 @@ inline std::string WriteSmallNetwork(const tpu::testing::ScratchDir& dir, uint32
   return dir.WriteFile("net.json", NetworkJson(SmallLayers()));
 }
 
+// input (B, 8, 8, 2) -> conv2d 16 3x3 valid -> (B, 6, 6, 16) -> pool max 2x2 -> (B, 3, 3, 16)
+// -> relu (unless `relu` is false) -> flatten (B, 144) -> dense 10: every intermediate can stay
+// in the UB (the dense layer reads the flattened batch in place).
+inline std::string WriteImageNetwork(const tpu::testing::ScratchDir& dir, int64_t batch = 1,
+                                     uint32_t seed = 2, bool relu = true) {
+  std::mt19937 rng(seed);
+  npy::Write(dir / "x.npy", RandomInt8({batch, 8, 8, 2}, rng));
+  npy::Write(dir / "cw.npy", RandomInt8({3, 3, 2, 16}, rng));
+  npy::Write(dir / "cb.npy", RandomInt32({16}, rng, -500, 500));
+  npy::Write(dir / "dw.npy", RandomInt8({144, 10}, rng));
+  npy::Write(dir / "db.npy", RandomInt32({10}, rng, -2000, 2000));
+  std::vector<std::string> layers = {
+      R"({"type": "conv2d", "name": "conv", "weights": "cw.npy", "bias": "cb.npy",
+          "padding": "valid", "requant": {"scale": 0.01}, "output_zero_point": -5})",
+      R"({"type": "pool", "mode": "max", "window": [2, 2], "strides": [2, 2]})",
+      R"({"type": "activation", "function": "relu"})", R"({"type": "flatten"})",
+      R"({"type": "dense", "name": "fc", "weights": "dw.npy", "bias": "db.npy",
+          "requant": {"scale": 0.002}, "output_zero_point": 1})"};
+  if (!relu) layers.erase(layers.begin() + 2);
+  return dir.WriteFile(
+      "net.json",
+      NetworkJson(
+          layers, R"({"shape": [)" + std::to_string(batch) + R"(, 8, 8, 2], "zero_point": 1})"));
+}
+
 }  // namespace tpu::network::testing
 
 #endif  // TPU_TESTS_NETWORK_NETWORK_TESTING_H_

@@ -162,16 +162,80 @@ TEST(ResidentLowering, DenseReadsAFlattenedImageAndLeavesItsOutput) {
   EXPECT_EQ(ReadUb(machine, *p.ub_output, {1, 20}).data, want.data);
 }
 
+// A flattened batch (B, H, W, C): each K tile's B rows lie H * W apart, read by windowed
+// MATMULs. At the top of the UB, H * W - 1 rows below UB_ROWS (the window's range rule), and in
+// chunks of 2 rows (y0 = 0, 2, 4), with its output through the host.
+TEST(ResidentLowering, DenseReadsAFlattenedBatchAtTheTopOfTheUb) {
+  std::mt19937 rng(6);
+  const Tensor<int8_t> images = RandomInt8({5, 2, 3, 32}, rng);  // 30 rows, 2 channel tiles
+  compiler::DenseLayer fc;
+  fc.weights = RandomInt8({192, 20}, rng);
+  fc.bias = RandomInt32({20}, rng, -3000, 3000).data;
+  fc.input_zero_point = 4;
+  fc.requant.multipliers = {golden::QuantizeMultiplier(0.002)};
+  fc.requant.out_zero_point = -1;
+  model::Machine machine(isa::DeviceLimits{});
+  const compiler::UbTensor in{0, 30, 32};
+  EXPECT_EQ(compiler::ResidentInputSlack(in, 5), 5);  // H * W - 1
+  EXPECT_EQ(compiler::ResidentInputSlack(in, 30), 0);  // (M, K) itself
+  EXPECT_EQ(compiler::ResidentInputSlack(compiler::UbTensor{0, 6, 32}, 1), 0);
+  const int64_t top = 4096 - in.Rows(16) - 5;
+  Preload(machine, images, top);
+  compiler::LoweringOptions options;
+  options.ub_end = top;
+  options.input_in_ub = compiler::UbTensor{top, 30, 32};
+  options.max_chunk_rows = 2;
+  const Tensor<int8_t> x({5, 192}, images.data);
+  const compiler::DenseProgram p = compiler::LowerDense(x, fc, machine.limits(), kRegion, options);
+  EXPECT_EQ(CountReadHostUb(p), 0);
+  int windows = 0;
+  for (const auto& instr : p.instrs) {
+    const auto* mm = std::get_if<isa::Matmul>(&instr);
+    if (!mm) continue;
+    ASSERT_TRUE(mm->window);
+    EXPECT_EQ(mm->image_w, 6u);
+    EXPECT_EQ(mm->image_h, 5u);
+    EXPECT_EQ(mm->out_w, 1u);
+    EXPECT_TRUE(mm->y0 == 0 || mm->y0 == 2 || mm->y0 == 4) << mm->y0;
+    ++windows;
+  }
+  EXPECT_EQ(windows, 3 * 12 * 2);  // 3 chunks x 12 K tiles x 2 output tiles
+  const Tensor<int8_t> want = golden::Dense(x, fc.weights, fc.bias, 4, fc.requant);
+  EXPECT_EQ(RunOn(machine, p).data, want.data);
+
+  // One row higher, the last K tile's window would reach past UB_ROWS.
+  options.ub_end = top + 1;
+  options.input_in_ub->ub = top + 1;
+  try {
+    compiler::LowerDense(x, fc, machine.limits(), kRegion, options);
+    ADD_FAILURE() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("place it at least that many rows lower"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(ResidentLowering, RejectsWhatItCannotReadInPlace) {
   compiler::DenseLayer fc;
   fc.weights = Tensor<int8_t>({40, 3});
   fc.requant.multipliers = {golden::QuantizeMultiplier(0.01)};
   const isa::DeviceLimits limits;
-  compiler::LoweringOptions batch2;  // a flattened batch of 2: slices are not one row
-  batch2.ub_begin = 100;
-  batch2.input_in_ub = compiler::UbTensor{0, 8, 10};
-  EXPECT_THROW(compiler::LowerDense(Tensor<int8_t>({2, 40}), fc, limits, kRegion, batch2),
-               std::invalid_argument);
+  // A flattened batch of 2 images: 255 pixels fit a window's width, 256 do not.
+  for (const int64_t pixels : {255, 256}) {
+    compiler::DenseLayer wide;
+    wide.weights = Tensor<int8_t>({pixels * 16, 3});
+    wide.requant.multipliers = {golden::QuantizeMultiplier(0.01)};
+    compiler::LoweringOptions batch2;
+    batch2.ub_begin = 600;
+    batch2.input_in_ub = compiler::UbTensor{0, 2 * pixels, 16};
+    const Tensor<int8_t> x({2, pixels * 16});
+    if (pixels == 255) {
+      EXPECT_NO_THROW(compiler::LowerDense(x, wide, limits, kRegion, batch2));
+    } else {
+      EXPECT_THROW(compiler::LowerDense(x, wide, limits, kRegion, batch2), std::invalid_argument);
+    }
+  }
   compiler::LoweringOptions odd;  // C = 10 is not a multiple of N
   odd.ub_begin = 100;
   odd.input_in_ub = compiler::UbTensor{0, 4, 10};
@@ -196,30 +260,9 @@ TEST(ResidentLowering, RejectsWhatItCannotReadInPlace) {
 // ---------------------------------------------------------------------------------------------
 // Networks.
 
-// input (1, 8, 8, 2) -> conv2d 16 3x3 valid -> (1, 6, 6, 16) -> pool max 2x2 -> (1, 3, 3, 16)
-// -> relu -> flatten (1, 144) -> dense 10: every intermediate can stay in the UB.
-std::string WriteSingleImageNetwork(const ScratchDir& dir, uint32_t seed = 2) {
-  std::mt19937 rng(seed);
-  npy::Write(dir / "x.npy", RandomInt8({1, 8, 8, 2}, rng));
-  npy::Write(dir / "cw.npy", RandomInt8({3, 3, 2, 16}, rng));
-  npy::Write(dir / "cb.npy", RandomInt32({16}, rng, -500, 500));
-  npy::Write(dir / "dw.npy", RandomInt8({144, 10}, rng));
-  npy::Write(dir / "db.npy", RandomInt32({10}, rng, -2000, 2000));
-  return dir.WriteFile(
-      "net.json",
-      testing::NetworkJson(
-          {R"({"type": "conv2d", "name": "conv", "weights": "cw.npy", "bias": "cb.npy",
-               "padding": "valid", "requant": {"scale": 0.01}, "output_zero_point": -5})",
-           R"({"type": "pool", "mode": "max", "window": [2, 2], "strides": [2, 2]})",
-           R"({"type": "activation", "function": "relu"})", R"({"type": "flatten"})",
-           R"({"type": "dense", "name": "fc", "weights": "dw.npy", "bias": "db.npy",
-               "requant": {"scale": 0.002}, "output_zero_point": 1})"},
-          R"({"shape": [1, 8, 8, 2], "zero_point": 1})"));
-}
-
 TEST(ResidencyPlan, SingleImageNetworkKeepsEveryIntermediate) {
   ScratchDir dir;
-  const Network net = LoadNetwork(WriteSingleImageNetwork(dir));
+  const Network net = LoadNetwork(testing::WriteImageNetwork(dir));
   const isa::DeviceLimits limits;
   const ResidencyPlan plan = PlanResidency(net, limits);
   ASSERT_EQ(plan.layers.size(), 5u);
@@ -244,10 +287,31 @@ TEST(ResidencyPlan, SingleImageNetworkKeepsEveryIntermediate) {
   EXPECT_EQ(all_host.layers[0].fallback, "--check-layers");
 }
 
+// A flattened batch of 3 stays for the dense layer: with the relu at row 0; without it, the
+// pool's output (3 x 9 rows) at the top of the UB, 8 rows lower for the dense layer's windows
+// (H * W - 1 rows past the tensor).
+TEST(ResidencyPlan, FlattenedBatchStaysForTheDenseLayer) {
+  for (const bool relu : {true, false}) {
+    ScratchDir dir;
+    const Network net = LoadNetwork(testing::WriteImageNetwork(dir, 3, 2, relu));
+    const ResidencyPlan plan = PlanResidency(net, isa::DeviceLimits{});
+    const size_t dense = relu ? 4 : 3;
+    EXPECT_EQ(plan.ub_tensors, relu ? 3 : 2);
+    for (size_t i = 0; i + 1 < dense; ++i) {
+      EXPECT_EQ(plan.layers[i].output, Residence::kUb) << i << " " << plan.layers[i].fallback;
+    }
+    EXPECT_EQ(plan.layers[dense].input, Residence::kUb);
+    EXPECT_EQ(plan.layers[dense].output, Residence::kHost);
+    const compiler::UbTensor& in = *plan.layers[dense].input_ub;
+    EXPECT_EQ(in.ub, relu ? 0 : 4096 - 27 - 8);
+  }
+}
+
 TEST(ResidencyPlan, FallsBackWhereALayerCannotReadOrTheUbIsFull) {
   ScratchDir dir;
   const Network net = LoadNetwork(testing::WriteSmallNetwork(dir));
-  // conv -> pool -> lut -> flatten -> dense (batch 2: cannot read a flattened batch) -> relu.
+  // conv -> pool -> lut -> flatten -> dense (a flattened batch of C = 5 channels, not a
+  // multiple of N: the dense layer cannot read it in place) -> relu.
   const ResidencyPlan plan = PlanResidency(net, isa::DeviceLimits{});
   EXPECT_EQ(plan.ub_tensors, 3);
   EXPECT_EQ(plan.layers[0].output, Residence::kUb);
@@ -302,8 +366,16 @@ void RunBothWays(const Network& net, const Tensor<int8_t>& x, int expect_ub_tens
 
 TEST(ResidentNetwork, SingleImageNetworkOnTheModelBitExact) {
   ScratchDir dir;
-  const Network net = LoadNetwork(WriteSingleImageNetwork(dir));
+  const Network net = LoadNetwork(testing::WriteImageNetwork(dir));
   RunBothWays(net, npy::Read<int8_t>(dir / "x.npy"), 3);
+}
+
+TEST(ResidentNetwork, FlattenedBatchNetworkOnTheModelBitExact) {
+  ScratchDir dir;
+  for (const bool relu : {true, false}) {
+    const Network net = LoadNetwork(testing::WriteImageNetwork(dir, 4, 7, relu));
+    RunBothWays(net, npy::Read<int8_t>(dir / "x.npy"), relu ? 3 : 2);
+  }
 }
 
 TEST(ResidentNetwork, SmallNetworkOnTheModelBitExact) {
@@ -315,7 +387,7 @@ TEST(ResidentNetwork, SmallNetworkOnTheModelBitExact) {
 // A wrong resident layer is still caught: by the next layer whose output reaches the host.
 TEST(ResidentNetwork, CorruptedResidentTensorFailsTheNextCheckedLayer) {
   ScratchDir dir;
-  const Network net = LoadNetwork(WriteSingleImageNetwork(dir));
+  const Network net = LoadNetwork(testing::WriteImageNetwork(dir));
   const Tensor<int8_t> x = npy::Read<int8_t>(dir / "x.npy");
 
   class Corrupting : public ModelBackend {

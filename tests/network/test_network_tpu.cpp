@@ -86,7 +86,8 @@ TEST(TpuRunBinary, RtlKeepsIntermediatesInTheUb) {
   EXPECT_EQ(j["check"].get<std::string>().rfind("PASS", 0), 0u) << j["check"];
   EXPECT_EQ(j["output_checksum"], all_host["output_checksum"]);
   EXPECT_EQ(j["ub_tensors"], 3);
-  // conv -> pool -> lut stay; the lut's output goes to the host for the flattened batch of 2.
+  // conv -> pool -> lut stay; the lut's output goes to the host: the dense layer cannot read a
+  // flattened batch of 5 channels (not a multiple of N) in place.
   const char* want[6][2] = {{"host", "ub"}, {"ub", "ub"}, {"ub", "host"},
                             {"host", "host"}, {"host", "ub"}, {"ub", "host"}};
   for (int i = 0; i < 6; ++i) {
@@ -101,6 +102,23 @@ TEST(TpuRunBinary, RtlKeepsIntermediatesInTheUb) {
            r["totals"]["pcie_bytes_from_device"].get<int64_t>();
   };
   EXPECT_LT(total(j), total(all_host));
+}
+
+// A flattened batch read in place on the RTL: the dense layer's windowed MATMULs gather each K
+// tile's rows, H * W apart (docs/networks.md "Residency"); the output still bit-exact.
+TEST(TpuRunBinary, RtlDenseReadsAFlattenedBatchInTheUb) {
+  ScratchDir dir;
+  const std::string net = testing::WriteImageNetwork(dir, 3, 5, false);
+  const TpuRun r = RunTpu("run '" + net + "' --input '" + dir / "x.npy" + "' --output '" +
+                              dir / "y.npy" + "' --backend rtl --check --report json",
+                          dir);
+  ASSERT_EQ(r.status, 0) << r.err << r.out;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["check"].get<std::string>().rfind("PASS", 0), 0u) << j["check"];
+  EXPECT_EQ(j["ub_tensors"], 2);
+  EXPECT_EQ(j["layers"][1]["output_to"], "ub");  // the pool's output, read by the dense layer
+  EXPECT_EQ(j["layers"][3]["input_from"], "ub");
+  EXPECT_EQ(j["layers"][3]["check"], "PASS");
 }
 
 TEST(TpuRunBinary, BadNetworkFailsBeforeSimulating) {
