@@ -82,7 +82,7 @@ DenseLayer Conv2dAsDense(const Conv2dLayer& layer);
 // inconsistent, the input does not match it, or the shape cannot be lowered for `limits`.
 // LowerPool and LowerActivation honour LoweringOptions::input_in_ub (a UbTensor of the input
 // viewed as (rows, C)) and output_ub (compiler/identity_lowering.h); LowerDense honours both too
-// (an (M, K) resident input, or a flattened single image with C a multiple of N); LowerConv2d
+// (an (M, K) resident input, or a flattened batch with C a multiple of N); LowerConv2d
 // takes a resident input only through the window lowering.
 // The program's output (DenseOutput) has m = output pixels (or rows) and channels = the
 // output's last dimension; `output_shape` records the layer's output shape.
