@@ -16,7 +16,7 @@
 namespace tpu::compiler {
 namespace {
 
-constexpr int64_t kActivateMaxRows = 8191;  // ACTIVATE rows is a 13-bit field
+constexpr int64_t kActivateMaxRows = 4095;  // ACTIVATE rows is a 12-bit field
 constexpr int32_t kIdentityMultiplier = int32_t{1} << 30;
 constexpr int8_t kIdentityShift = 1;
 
@@ -179,7 +179,7 @@ DenseProgram LowerIdentityPass(const golden::Tensor<int8_t>& x, const IdentityPa
         what + ": " + (banded ? "a band of " : "an image of ") + std::to_string(chunk_acc_rows) +
         (banded ? " accumulator rows" : " pixels") + " does not fit the accumulators (at most " +
         std::to_string(acc_limit) + " rows: ACC_ROWS = " + std::to_string(limits.acc_rows) +
-        ", ACTIVATE rows <= 8191)");
+        ", ACTIVATE rows <= 4095)");
   }
   p.regions = chunk_acc_rows <= limits.acc_rows / 2 ? 2 : 1;
   p.region_rows = limits.acc_rows / p.regions;

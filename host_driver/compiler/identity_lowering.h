@@ -76,7 +76,7 @@ struct IdentityPass {
 };
 
 // x is (units * unit_rows, C). Throws std::invalid_argument, prefixed with `what`, when a unit
-// (or a band) does not fit the accumulators (unit_rows > ACC_ROWS or > 8191, the ACTIVATE rows
+// (or a band) does not fit the accumulators (unit_rows > ACC_ROWS or > 4095, the ACTIVATE rows
 // field), two input and two output buffers of one unit (or of the largest band) do not fit the
 // UB window, or the images do not fit the host region. Sets output_shape to
 // (units * unit_out_rows, C); callers overwrite it.

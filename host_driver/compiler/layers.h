@@ -90,7 +90,7 @@ DenseProgram LowerConv2d(const golden::Tensor<int8_t>& input, const Conv2dLayer&
                          const isa::DeviceLimits& limits, const HostRegion& region,
                          const LoweringOptions& options = {});
 // input (B, H, W, C) -> (B, OH, OW, C), W <= 255 (the ACTIVATE image_w field). An image that
-// fits the accumulators (H * W <= ACC_ROWS and <= 8191, H <= 255) is pooled whole, a group of
+// fits the accumulators (H * W <= ACC_ROWS and <= 4095, H <= 255) is pooled whole, a group of
 // images at a time. A larger (or taller) image is pooled in bands of output lines [oy0, oy1) per
 // image and channel tile, each band's input lines (read from the host by one READ_HOST of that
 // band, or resident) in one accumulator region, pooled by ACTIVATE as a VALID image of those

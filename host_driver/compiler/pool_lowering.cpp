@@ -16,7 +16,7 @@
 namespace tpu::compiler {
 namespace {
 
-constexpr int64_t kActivateMaxRows = 8191;  // ACTIVATE rows is a 13-bit field
+constexpr int64_t kActivateMaxRows = 4095;  // ACTIVATE rows is a 12-bit field
 constexpr int64_t kImageFieldMax = 255;     // ACTIVATE / MATMUL image_h, image_w, out_w
 
 std::string Str(int64_t v) { return std::to_string(v); }
@@ -57,7 +57,7 @@ std::vector<IdentityBand> PoolBands(int64_t batch, int64_t h, int64_t w,
     throw std::invalid_argument(
         what + ": one output line's band (" + Str(in_lines(1)) + " input lines of " +
         Str(padded_w) + " pixels) needs " + Str(one_line) + " accumulator rows, more than " +
-        Str(acc_limit) + " (ACC_ROWS = " + Str(limits.acc_rows) + ", ACTIVATE rows <= 8191)");
+        Str(acc_limit) + " (ACC_ROWS = " + Str(limits.acc_rows) + ", ACTIVATE rows <= 4095)");
   }
   int64_t acc_cap = one_line <= limits.acc_rows / 2 ? limits.acc_rows / 2 : limits.acc_rows;
   acc_cap = std::min(acc_cap, kActivateMaxRows);
@@ -116,7 +116,7 @@ std::vector<IdentityBand> PoolBands(int64_t batch, int64_t h, int64_t w,
 
 }  // namespace
 
-// Images that fit the accumulators whole (H * W <= ACC_ROWS and <= 8191, H, W <= 255: the
+// Images that fit the accumulators whole (H * W <= ACC_ROWS and <= 4095, H, W <= 255: the
 // ACTIVATE image fields) are pooled a group of whole images at a time; larger images (and
 // images taller than 255 lines) in bands of output lines (PoolBands), except SAME average
 // pooling, whose divisor excludes the padding. An average pool with a clamp narrower than int8

@@ -135,7 +135,7 @@ module tpu_ctrl_act #(
   output logic [8*N-1:0]          ub_wr_data_o          // byte c at [8c +: 8]
 );
 
-  localparam int unsigned RowsW = tpu_isa_pkg::ActivateRowsWidth;  // rows field, 13 bits
+  localparam int unsigned RowsW = tpu_isa_pkg::ActivateRowsWidth;  // rows field, 12 bits
   localparam int unsigned IdxW  = (N > 1) ? $clog2(N) : 1;         // byte index in a row
 
   typedef enum logic [1:0] {

@@ -27,7 +27,7 @@
 // fetch when the output holds a HALT or an error, and nothing after them has been taken.
 module tpu_ctrl_decode #(
   parameter int unsigned N         = tpu_pkg::MxuDim,    // MXU size; bytes per UB row
-  parameter int unsigned UbRows    = tpu_pkg::UbDepth,   // UB_ROWS, 1 .. 2^17
+  parameter int unsigned UbRows    = tpu_pkg::UbDepth,   // UB_ROWS, 1 .. 2^18
   parameter int unsigned AccRows   = tpu_pkg::AccDepth,  // ACC_ROWS, 2 .. 4096, even
   parameter logic [63:0] DramBytes = 64'd67108864,       // DRAM_BYTES, 1 .. 2^33
   parameter int unsigned ParamSets = 64                  // PARAM_SETS, 1 .. 64
@@ -180,11 +180,9 @@ module tpu_ctrl_decode #(
   // (radix 4); the pooling divisions by the stride (1 .. 3) are a shift or a multiply by the
   // reciprocal. Both rules run over PoolCycles cycles after the instruction is taken ("Pooled
   // ACTIVATE" below); what is computed here, from the input, goes into registers as it is
-  // taken: the pixel count and its multiples, the pooled image size, the UB room and the
-  // remainder of the row count's top bits.
+  // taken: the pixel count and its multiples, the pooled image size and the UB room.
   localparam int unsigned RowsWidth  = tpu_isa_pkg::ActivateRowsWidth;
   localparam int unsigned PoolCycles = 3;                        // extra cycles, 4 bits each
-  localparam int unsigned TopBits    = RowsWidth - 4 * PoolCycles;  // row bits done as taken: 1
   localparam int unsigned RoomWidth  = $clog2(UbRows + 1);      // UB_ROWS - ub, 0 .. UB_ROWS
 
   logic                 pooled;      // in_instr_i is an ACTIVATE with pool MAX or AVG
@@ -193,7 +191,6 @@ module tpu_ctrl_decode #(
   logic [7:0]           ac_out_h, ac_out_w;
   logic                 ac_ub_over;  // ub > UB_ROWS
   logic [RoomWidth-1:0] ac_room;     // UB_ROWS - ub (0 when ub > UB_ROWS)
-  logic [RowsWidth-1:0] ac_rem_top;  // rows' top TopBits bits % pixels
   assign pooled     = (opcode == tpu_isa_pkg::OpActivate) &&
                       ((ac_pool == tpu_isa_pkg::PoolMax) || (ac_pool == tpu_isa_pkg::PoolAvg));
   assign ac_pixels  = 16'(ac_image_h) * 16'(ac_image_w);
@@ -205,14 +202,6 @@ module tpu_ctrl_decode #(
                             : div_stride(9'(8'(ac_image_w - 8'(ac_win_w))), ac_stride_w) + 8'd1;
   assign ac_ub_over = ac_ub > UbRowsL;
   assign ac_room    = ac_ub_over ? '0 : RoomWidth'(UbRowsL - ac_ub);
-  // The top bit (TopBits = 1): its value is 0 or 1, so one subtract at most (pixels >= 1
-  // whenever the result counts; pixels 0 is a POOL_CONFIG found before).
-  always_comb begin
-    logic [TopBits-1:0] top;
-    top        = ac_rows[RowsWidth-1 -: TopBits];
-    ac_rem_top = RowsWidth'(top);
-    if (18'(top) >= 18'(ac_pixels)) ac_rem_top = RowsWidth'(18'(top) - 18'(ac_pixels));
-  end
 
   // ---------------------------------------------------------------------------------------
   // The checks, first failure wins
@@ -451,7 +440,7 @@ module tpu_ctrl_decode #(
         ro_hi_q <= ro_hi_d;
       end
     end else if (in_ready_o && in_valid_i && pooled) begin
-      rem_q  <= ac_rem_top;
+      rem_q  <= '0;
       bits_q <= ac_rows[4*PoolCycles-1:0];
     end
   end
@@ -520,8 +509,8 @@ module tpu_ctrl_decode #(
       DramBytesL >= tpu_isa_pkg::LimitDramBytesMin && DramBytesL <= tpu_isa_pkg::LimitDramBytesMax)
   `TPU_ASSERT_INIT(DeviceParamSets,
       ParamSetsL >= tpu_isa_pkg::LimitParamSetsMin && ParamSetsL <= tpu_isa_pkg::LimitParamSetsMax)
-  // The steps read the row-count bits below the top one, four a cycle.
-  `TPU_ASSERT_INIT(PoolRowBits, RowsWidth == 4 * PoolCycles + 1)
+  // The steps read every row-count bit, four a cycle.
+  `TPU_ASSERT_INIT(PoolRowBits, RowsWidth == 4 * PoolCycles)
   // One instruction at a time: nothing is offered or taken while a pooled ACTIVATE's checks run.
   `TPU_ASSERT(BusyHoldsOne, !busy || (!out_valid_o && !in_ready_o), clk_i, rst_ni)
   // A held output does not change until it is taken.

@@ -81,10 +81,11 @@ module tpu_ctrl_matrix #(
 );
 
   localparam int unsigned FlightW = $clog2(2 * N + 8);
-  // Window address widths (signed). Row address and line base: ub (< 2^17) + y0 * image_w
-  // (|.| < 2^17) + the steps of a line (< 2^11): 20 bits. iy stops at the first line >= image_h,
-  // so it stays within [-512, 511 + 7]: 11 bits; ix within [-16, 15 + 254 * 7]: 12 bits.
-  localparam int unsigned AddrW = 20;
+  // Window address widths (signed). Row address and line base: ub (< 2^18) + y0 * image_w
+  // (|.| < 2^17) + the steps of a line (< 2^11): 21 bits (the ub field's and a margin of 3).
+  // iy stops at the first line >= image_h, so it stays within [-512, 511 + 7]: 11 bits; ix
+  // within [-16, 15 + 254 * 7]: 12 bits.
+  localparam int unsigned AddrW = tpu_isa_pkg::MatmulUbWidth + 3;
   localparam int unsigned IyW   = 11;
   localparam int unsigned IxW   = 12;
   localparam int unsigned SideW = 26;  // {pad value, pad, new_tile, last, accumulate, acc row}
@@ -267,7 +268,7 @@ module tpu_ctrl_matrix #(
         line_d      = nx_line;
         ub_d        = nx_line + AddrW'(nx_x0);
         acc_d       = nx[tpu_isa_pkg::MatmulAccLsb +: AccAw];
-        left_d      = {1'b0, nx[tpu_isa_pkg::MatmulRowsLsb +: 16]};
+        left_d      = 17'(nx[tpu_isa_pkg::MatmulRowsLsb +: tpu_isa_pkg::MatmulRowsWidth]);
         accum_d     = nx[tpu_isa_pkg::MatmulAccModeLsb];
         new_tile_d  = nx_new_tile;
         first_d     = 1'b1;
@@ -436,6 +437,7 @@ module tpu_ctrl_matrix #(
   `TPU_ASSERT(FlightBounded, flight_q <= FlightW'(2 * N + 4), clk_i, rst_ni)
   `TPU_ASSERT_INIT(UbAddressFits, UbAw <= tpu_isa_pkg::MatmulUbWidth &&
       tpu_isa_pkg::MatmulUbWidth + 2 < AddrW)
+  `TPU_ASSERT_INIT(RowsFit, tpu_isa_pkg::MatmulRowsWidth < 17)  // left_q
   // A requested row lies in the UB (the decoder checked the window's image against UB_ROWS).
   `TPU_ASSERT(RequestInUb, !ub_rd_req_valid_o ||
               (ub_q >= 0 && ub_q < AddrW'(UbRows)), clk_i, rst_ni)

@@ -11,7 +11,7 @@
 /* verilator lint_off UNUSEDPARAM */
 package tpu_isa_pkg;
 
-  localparam int unsigned IsaVersion  = 2;
+  localparam int unsigned IsaVersion  = 3;
   localparam int unsigned InstrBits   = 128;
   localparam int unsigned InstrWords  = 4;
   localparam int unsigned OpcodeLsb   = 0;
@@ -34,7 +34,7 @@ package tpu_isa_pkg;
   localparam logic [63:0] LimitNMin = 64'd2;
   localparam logic [63:0] LimitNMax = 64'd256;
   localparam logic [63:0] LimitUbRowsMin = 64'd1;
-  localparam logic [63:0] LimitUbRowsMax = 64'd131072;
+  localparam logic [63:0] LimitUbRowsMax = 64'd262144;
   localparam logic [63:0] LimitAccRowsMin = 64'd2;
   localparam logic [63:0] LimitAccRowsMax = 64'd4096;
   localparam logic [63:0] LimitDramBytesMin = 64'd1;
@@ -150,13 +150,13 @@ package tpu_isa_pkg;
   localparam int unsigned WriteHostSignalLsb = 16;
   localparam int unsigned WriteHostSignalWidth = 8;
   localparam int unsigned WriteHostUbLsb = 26;
-  localparam int unsigned WriteHostUbWidth = 17;
+  localparam int unsigned WriteHostUbWidth = 18;
   localparam int unsigned WriteHostLengthLsb = 59;
   localparam int unsigned WriteHostLengthWidth = 21;
   localparam int unsigned WriteHostHostLsb = 80;
   localparam int unsigned WriteHostHostWidth = 48;
   localparam logic [127:0] WriteHostReservedMask =
-      128'h00000000_00000000_07fff800_03000000;
+      128'h00000000_00000000_07fff000_03000000;
 
   // ---- READ_WEIGHTS (opcode 0x20, unit weights) ----
   localparam int unsigned ReadWeightsWaitLsb = 8;
@@ -184,13 +184,13 @@ package tpu_isa_pkg;
   localparam int unsigned MatmulStrideHLsb = 27;
   localparam int unsigned MatmulStrideHWidth = 3;
   localparam int unsigned MatmulUbLsb = 32;
-  localparam int unsigned MatmulUbWidth = 17;
-  localparam int unsigned MatmulAccLsb = 49;
+  localparam int unsigned MatmulUbWidth = 18;
+  localparam int unsigned MatmulAccLsb = 50;
   localparam int unsigned MatmulAccWidth = 12;
-  localparam int unsigned MatmulStrideWLsb = 61;
-  localparam int unsigned MatmulStrideWWidth = 3;
   localparam int unsigned MatmulRowsLsb = 64;
-  localparam int unsigned MatmulRowsWidth = 16;
+  localparam int unsigned MatmulRowsWidth = 13;
+  localparam int unsigned MatmulStrideWLsb = 77;
+  localparam int unsigned MatmulStrideWWidth = 3;
   localparam int unsigned MatmulImageWLsb = 80;
   localparam int unsigned MatmulImageWWidth = 8;
   localparam int unsigned MatmulImageHLsb = 88;
@@ -204,7 +204,7 @@ package tpu_isa_pkg;
   localparam int unsigned MatmulX0Lsb = 122;
   localparam int unsigned MatmulX0Width = 5;
   localparam logic [127:0] MatmulReservedMask =
-      128'h80000000_00000000_00000000_c0000000;
+      128'h80000000_00000000_c0000000_c0000000;
 
   // ---- ACTIVATE (opcode 0x40, unit activation) ----
   localparam int unsigned ActivateWaitLsb = 8;
@@ -220,11 +220,11 @@ package tpu_isa_pkg;
   localparam int unsigned ActivateAccLsb = 32;
   localparam int unsigned ActivateAccWidth = 12;
   localparam int unsigned ActivateRowsLsb = 44;
-  localparam int unsigned ActivateRowsWidth = 13;
-  localparam int unsigned ActivateZeroPointLsb = 57;
+  localparam int unsigned ActivateRowsWidth = 12;
+  localparam int unsigned ActivateZeroPointLsb = 56;
   localparam int unsigned ActivateZeroPointWidth = 8;
-  localparam int unsigned ActivateUbLsb = 65;
-  localparam int unsigned ActivateUbWidth = 17;
+  localparam int unsigned ActivateUbLsb = 64;
+  localparam int unsigned ActivateUbWidth = 18;
   localparam int unsigned ActivateClampMinLsb = 82;
   localparam int unsigned ActivateClampMinWidth = 8;
   localparam int unsigned ActivateClampMaxLsb = 90;

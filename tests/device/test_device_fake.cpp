@@ -190,14 +190,14 @@ TEST(DeviceFake, RejectsAnotherIsaVersion) {
   } catch (const DeviceError& e) {
     EXPECT_FALSE(e.hung());
     EXPECT_CONTAINS(e.what(), "instruction-set version 1");
-    EXPECT_CONTAINS(e.what(), "driver emits version 2");
+    EXPECT_CONTAINS(e.what(), "driver emits version " + std::to_string(isa::kIsaVersion));
   }
 }
 
 TEST(DeviceFake, ReadsTheCapabilities) {
   FakeBus bus;
   Device dev(bus);
-  EXPECT_EQ(dev.info().isa_version, 2u);
+  EXPECT_EQ(dev.info().isa_version, static_cast<uint32_t>(isa::kIsaVersion));
   EXPECT_EQ(dev.info().hw_version, 3u);
   EXPECT_EQ(dev.info().limits.n, 16);
   EXPECT_EQ(dev.info().limits.ub_rows, 1024);

@@ -93,16 +93,16 @@ TEST(Assembler, ErrorsNameLineInstructionFieldAndRange) {
   EXPECT_EQ(OnlyError("NOP\n\nMATMUL ub=4090 acc=0 rows=64 acc_mode=overwrite new_tile=0\n"),
             "line 3: MATMUL: field 'ub' = 4090 out of range: need ub + rows <= UB_ROWS when "
             "window == 0 (ub = 4090, rows = 64, UB_ROWS = 4096, window = 0) -> UB_RANGE");
-  EXPECT_EQ(OnlyError("MATMUL ub=140000 acc=0 rows=64 acc_mode=overwrite new_tile=0"),
-            "line 1: MATMUL: field 'ub' = 140000 does not fit in 17 bits (legal 0..131071)");
+  EXPECT_EQ(OnlyError("MATMUL ub=300000 acc=0 rows=64 acc_mode=overwrite new_tile=0"),
+            "line 1: MATMUL: field 'ub' = 300000 does not fit in 18 bits (legal 0..262143)");
   EXPECT_EQ(OnlyError("MATMUL ub=-1 acc=0 rows=64 acc_mode=overwrite new_tile=0"),
-            "line 1: MATMUL: field 'ub' = -1 does not fit in 17 bits (legal 0..131071)");
+            "line 1: MATMUL: field 'ub' = -1 does not fit in 18 bits (legal 0..262143)");
   EXPECT_EQ(OnlyError("ACTIVATE acc=0 ub=0 rows=1 param_set=0 zero_point=128"),
             "line 1: ACTIVATE: field 'zero_point' = 128 does not fit in 8 bits (legal -128..127)");
   EXPECT_EQ(OnlyError("MATMUL ub=0 acc=0 rows=0 acc_mode=overwrite new_tile=0"),
             "line 1: MATMUL: field 'rows' = 0 out of range: need rows >= 1 -> LENGTH_ZERO");
   EXPECT_EQ(OnlyError("MATMUL ub=0 acc=0 acc_mode=overwrite new_tile=0"),
-            "line 1: MATMUL: missing field 'rows' (required, 0..65535)");
+            "line 1: MATMUL: missing field 'rows' (required, 0..8191)");
   EXPECT_EQ(OnlyError("MATMUL ub=0 acc=0 rows=1 new_tile=0"),
             "line 1: MATMUL: missing field 'acc_mode' (required, one of overwrite, accumulate)");
   EXPECT_EQ(OnlyError("MATMUL ub=0 acc=0 rows=1 acc_mode=add new_tile=0"),
@@ -110,7 +110,7 @@ TEST(Assembler, ErrorsNameLineInstructionFieldAndRange) {
   EXPECT_EQ(OnlyError("MATMUL ub=0 acc=0 rows=1 acc_mode=overwrite new_tile=yes"),
             "line 1: MATMUL: field 'new_tile' = 'yes' must be 0 or 1");
   EXPECT_EQ(OnlyError("MATMUL ub=zero acc=0 rows=1 acc_mode=overwrite new_tile=0"),
-            "line 1: MATMUL: field 'ub': 'zero' is not a number (legal 0..131071)");
+            "line 1: MATMUL: field 'ub': 'zero' is not a number (legal 0..262143)");
   EXPECT_EQ(OnlyError("MATMUL ub=0 acc=0 rows=1 acc_mode=overwrite new_tile=0 wait=t1,t8"),
             "line 1: MATMUL: field 'wait': 't8' is not one of t0, t1, t2, t3, t4, t5, t6, t7 "
             "(or none, all, a number)");

@@ -42,16 +42,16 @@ TEST(Codec, RoundTripEveryOpcodeWithRandomFields) {
 
 TEST(Codec, MatmulBitPositions) {
   Matmul m;
-  m.ub = 0x11234;  // 17 bits (ISA version 2)
+  m.ub = 0x31234;  // 18 bits (ISA version 3)
   m.acc = 0x567;
-  m.rows = 0x89ab;
+  m.rows = 0x19ab;  // 13 bits
   m.acc_mode = AccMode::kAccumulate;
   m.new_tile = true;
   m.wait = kTokensT1 | kTokensT7;
   m.signal = kTokensT0;
   // w0: opcode 0x30, wait [15:8] = 0x82, signal [23:16] = 0x01, acc_mode [24], new_tile [25].
-  // w1: ub [16:0], acc [28:17]. w2: rows [15:0].
-  EXPECT_EQ(Encode(m), (Words{0x03018230u, 0x0acf1234u, 0x000089abu, 0u}));
+  // w1: ub [17:0], acc [29:18]. w2: rows [12:0].
+  EXPECT_EQ(Encode(m), (Words{0x03018230u, 0x159f1234u, 0x000019abu, 0u}));
 }
 
 TEST(Codec, ReadHostFieldsSpanWords) {
@@ -77,7 +77,7 @@ TEST(Codec, ActivateSignedFieldsSignExtend) {
   a.clamp_min = -1;
   a.clamp_max = 127;
   const Words words = Encode(a);
-  EXPECT_EQ(GetBits(words, 57, 8), 0x80u);
+  EXPECT_EQ(GetBits(words, 56, 8), 0x80u);
   EXPECT_EQ(GetBits(words, 82, 8), 0xFFu);
   const Decoded decoded = Decode(words);
   ASSERT_EQ(decoded.error, Error::kOk);
@@ -89,12 +89,12 @@ TEST(Codec, ActivateSignedFieldsSignExtend) {
 
 TEST(Codec, EncodeRejectsValuesThatDoNotFitTheirBits) {
   Matmul m;
-  m.ub = 140000;
+  m.ub = 300000;
   try {
     Encode(m);
     FAIL() << "no exception";
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(), "MATMUL: field 'ub' = 140000 does not fit in 17 bits (0..131071)");
+    EXPECT_STREQ(e.what(), "MATMUL: field 'ub' = 300000 does not fit in 18 bits (0..262143)");
   }
   Activate a;
   a.zero_point = 128;
@@ -153,7 +153,7 @@ TEST(Program, AppendAndPopBack) {
 
 TEST(Program, RejectsAnInstructionThatCannotBeEncodedNamingIt) {
   Matmul m;
-  m.ub = 140000;
+  m.ub = 300000;
   Program program;
   program.Add(Nop{});
   EXPECT_THROW(program.Add(m), std::invalid_argument);
@@ -163,8 +163,8 @@ TEST(Program, RejectsAnInstructionThatCannotBeEncodedNamingIt) {
     FAIL() << "no exception";
   } catch (const std::invalid_argument& e) {
     EXPECT_STREQ(e.what(),
-                 "instruction 2 cannot be encoded: MATMUL: field 'ub' = 140000 does not fit in "
-                 "17 bits (0..131071)");
+                 "instruction 2 cannot be encoded: MATMUL: field 'ub' = 300000 does not fit in "
+                 "18 bits (0..262143)");
   }
 }
 

@@ -289,9 +289,9 @@ TEST(Validate, EveryRuleAtItsBoundary) {
 }
 
 // TPU v1 (isa/devices.json `v1`): N = 256 (TILE_BYTES 65536), 98,304 UB rows, 4096 accumulator
-// rows, 8 GiB of weight DRAM (131072 tiles), 64 parameter sets. Its sizes need ISA version 2's
-// widths: UB rows above 65535 (17 bits), DRAM bytes above 4 GiB (33 bits), ACTIVATE over all
-// 4096 accumulator rows (13 bits).
+// rows, 8 GiB of weight DRAM (131072 tiles), 64 parameter sets. Its sizes need the widths of
+// ISA version 2 and later: UB rows above 65535 (17 bits; 18 since version 3), DRAM bytes above
+// 4 GiB (33 bits), MATMUL over all 4096 accumulator rows (13 bits).
 DeviceLimits V1() { return {256, 98304, 4096, int64_t{8} << 30, 64}; }
 
 const Boundary kV1Boundaries[] = {
@@ -313,9 +313,9 @@ const Boundary kV1Boundaries[] = {
      "MATMUL ub=98304 acc=4095 rows=1 acc_mode=overwrite new_tile=1", Error::kUbRange, "ub"},
     {"MATMUL ub=0 acc=0 rows=4096 acc_mode=overwrite new_tile=1",
      "MATMUL ub=0 acc=1 rows=4096 acc_mode=overwrite new_tile=1", Error::kAccRange, "acc"},
-    {"ACTIVATE acc=0 ub=94208 rows=4096 param_set=63",
-     "ACTIVATE acc=0 ub=94209 rows=4096 param_set=63", Error::kUbRange, "ub"},
-    {"ACTIVATE acc=0 ub=0 rows=4096 param_set=0", "ACTIVATE acc=0 ub=0 rows=4097 param_set=0",
+    {"ACTIVATE acc=1 ub=94209 rows=4095 param_set=63",
+     "ACTIVATE acc=1 ub=94210 rows=4095 param_set=63", Error::kUbRange, "ub"},
+    {"ACTIVATE acc=1 ub=0 rows=4095 param_set=0", "ACTIVATE acc=2 ub=0 rows=4095 param_set=0",
      Error::kAccRange, "acc"},
 };
 
@@ -390,7 +390,7 @@ TEST(Validate, MessagesNameTheFieldTheRuleAndTheValues) {
 TEST(Validate, ThrowsForValuesTheEncodingCannotHold) {
   Matmul m;
   m.rows = 1;
-  m.ub = 131072;  // 2^17: one past the 17-bit field
+  m.ub = 262144;  // 2^18: one past the 18-bit field
   EXPECT_THROW(Validate(m, DeviceLimits{}), std::invalid_argument);
 }
 
@@ -425,10 +425,10 @@ TEST(CheckLimits, AcceptsTheDefaultsAndRejectsWhatTheEncodingCannotAddress) {
   };
   DeviceLimits l;
   EXPECT_NO_THROW(CheckLimits(V1()));
-  l.ub_rows = 131073;
+  l.ub_rows = 262145;
   expect_message(l,
-                 "ub_rows (UB_ROWS) = 131073 is not supported by the instruction set; "
-                 "allowed: 1..131072");
+                 "ub_rows (UB_ROWS) = 262145 is not supported by the instruction set; "
+                 "allowed: 1..262144");
   l = DeviceLimits{};
   l.acc_rows = 1023;
   expect_message(l, "acc_rows (ACC_ROWS) = 1023");

@@ -329,7 +329,7 @@ TEST_P(MachineCompute, ActivatePoolingExtremes) {
   c.image_w = 2;
   c.win_h = 15;
   c.win_w = 15;
-  c.stride_h = 3;  // the largest pooling stride (2 bits in ISA version 2)
+  c.stride_h = 3;  // the largest pooling stride (2 bits since ISA version 2)
   c.stride_w = 1;
   c.rows = 12;
   CheckActivate(machine, c, rng);

@@ -1,9 +1,9 @@
 // The reference machine at TPU v1's sizes (isa/devices.json `v1`: N = 256, 98,304 UB rows, 4096
-// accumulator rows, 8 GiB of weight DRAM, 64 parameter sets), which only ISA version 2 can
+// accumulator rows, 8 GiB of weight DRAM, 64 parameter sets), which ISA version 2 and later can
 // address: a program that loads a weight tile above 4 GiB of DRAM, multiplies the last two UB
-// rows (98,302 and 98,303) into the last two accumulator rows, activates all 4096 accumulator
-// rows at once (13-bit ACTIVATE rows) into the top of the UB and writes the last two UB rows
-// back assembles, validates against the v1 limits and computes the golden result.
+// rows (98,302 and 98,303) into the last two accumulator rows, activates the upper 2048
+// accumulator rows at once into the top of the UB and writes the last two UB rows back
+// assembles, validates against the v1 limits and computes the golden result.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -58,7 +58,7 @@ TEST(MachineV1, AddressesTheWholeUbAndDramAbove4GiB) {
       " dest=" + std::to_string(param_set * 9 * kN) + " length=2304 signal=t2\n"
       "READ_WEIGHTS dram_tile=" + std::to_string(tile) + " tiles=1 wait=t0\n"
       "MATMUL ub=98302 acc=4094 rows=2 acc_mode=overwrite new_tile=1 wait=t1 signal=t3\n"
-      "ACTIVATE acc=0 ub=94208 rows=4096 param_set=" + std::to_string(param_set) +
+      "ACTIVATE acc=2048 ub=96256 rows=2048 param_set=" + std::to_string(param_set) +
       " wait=t2,t3 signal=t4\n"
       "WRITE_HOST ub=98302 host=" + Hex(out_host) + " length=512 wait=t4\n"
       "HALT\n";
@@ -93,14 +93,14 @@ TEST(MachineV1, RejectsRowsAndBytesPastV1) {
                std::invalid_argument);
   EXPECT_THROW(isa::Assemble("READ_WEIGHTS dram_tile=131072 tiles=1\n", options),
                std::invalid_argument);
-  EXPECT_THROW(isa::Assemble("ACTIVATE acc=0 ub=0 rows=4097 param_set=0\n", options),
+  EXPECT_THROW(isa::Assemble("ACTIVATE acc=1 ub=0 rows=4096 param_set=0\n", options),
                std::invalid_argument);
-  // Sizes beyond version 2's fields are not a device the model accepts.
+  // Sizes beyond the fields of this version are not a device the model accepts.
   isa::DeviceLimits too_big = V1();
   too_big.dram_bytes = kDramBytes + kN * kN;
   EXPECT_THROW(Machine{too_big}, std::invalid_argument);
   too_big = V1();
-  too_big.ub_rows = 131073;
+  too_big.ub_rows = 262145;
   EXPECT_THROW(Machine{too_big}, std::invalid_argument);
 }
 

@@ -461,7 +461,7 @@ TEST_P(CtrlDecodeTest, MatmulWindowRules) {
 }
 
 // Pooled ACTIVATE, directed: the ragged-rows rule on both sides of every multiple of the image
-// (pixel counts 1 .. 65,025, rows up to the field's 8,191) and the pooled UB range rule at its
+// (pixel counts 1 .. 65,025, rows up to the field's 4,095) and the pooled UB range rule at its
 // boundary (ub + images * out_h * out_w = UB_ROWS - 1, UB_ROWS, UB_ROWS + 1, ub past
 // UB_ROWS), each in the decode's pooled timing, its code equal to tpu::isa::Check's.
 TEST_P(CtrlDecodeTest, PooledActivateBoundaries) {
@@ -494,7 +494,7 @@ TEST_P(CtrlDecodeTest, PooledActivateBoundaries) {
   auto pool_out = [](int size, int win, int stride, bool same) {
     return same ? (size + stride - 1) / stride : (size - win) / stride + 1;
   };
-  const int64_t kMaxRows = 8191;  // the rows field's 13 bits
+  const int64_t kMaxRows = 4095;  // the rows field's 12 bits
   std::array<int, 256> hist{};
   for (const Geometry& g : kGeometries) {
     const int64_t pixels = int64_t(g.ih) * g.iw;
@@ -516,8 +516,8 @@ TEST_P(CtrlDecodeTest, PooledActivateBoundaries) {
       // Whole images: the UB range rule at its boundary, and ub itself past UB_ROWS.
       const int64_t out_rows = rows / pixels * per_image;
       for (int64_t ub : {ub_rows - out_rows - 1, ub_rows - out_rows, ub_rows - out_rows + 1,
-                         ub_rows, ub_rows + 1, int64_t{(1 << 17) - 1}}) {
-        if (ub < 0 || ub >= (1 << 17)) continue;
+                         ub_rows, ub_rows + 1, int64_t{(1 << 18) - 1}}) {
+        if (ub < 0 || ub >= (1 << 18)) continue;
         ++hist[Directed(make(g, rows, ub), what + ", ub " + std::to_string(ub)) & 0xff];
       }
     }

@@ -200,7 +200,7 @@ TEST_P(HostRegsTest, ResetValueOfEveryRegister) {
   EXPECT_EQ(Read(r::kCapDramBytesHi), static_cast<uint32_t>(config().dram_bytes >> 32));
   EXPECT_EQ(Read(r::kCapParamSets), config().param_sets);
   EXPECT_EQ(Read(r::kCapDma), config().max_payload | (config().max_read_req << 16));
-  EXPECT_EQ(Read(r::kVersion), 2u | (config().hw_version << 16));  // ISA version 2
+  EXPECT_EQ(Read(r::kVersion), 3u | (config().hw_version << 16));  // ISA version 3
   EXPECT_EQ(Read(r::kId), 0x54505531u);
 }
 
