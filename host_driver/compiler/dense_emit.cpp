@@ -39,10 +39,7 @@ void EmitMatmuls(const LayerPlan& plan, int64_t s, ProgramBuilder& builder) {
   const int64_t i = s / plan.n_tiles;
   const int64_t j = s % plan.n_tiles;
   uint8_t first_wait = s >= 2 ? kTokRegionFree : 0;
-  if ((plan.source == InputSource::kHostResident && s == 0) ||
-      (plan.source == InputSource::kHostStreamed && j == 0)) {
-    first_wait |= kTokInput;
-  }
+  if (plan.source != InputSource::kUb && j == 0) first_wait |= kTokInput;  // chunk i's upload
   uint8_t last_signal = kTokRegionFull;
   if (plan.source == InputSource::kHostStreamed && j == plan.n_tiles - 1 && i + 2 < plan.chunks) {
     last_signal |= kTokInputFree;
@@ -130,12 +127,7 @@ void EmitSetup(const LayerPlan& plan, ProgramBuilder& builder) {
   }
   builder.ReadHost(isa::Target::kParam, plan.params_host, plan.param_set_base * 9 * n,
                    plan.n_tiles * 9 * n, 0, kTokParams);
-  if (plan.source == InputSource::kHostResident) {
-    builder.ReadHost(isa::Target::kUb, plan.x_host, plan.in_ub, plan.k_tiles * plan.m * n, 0,
-                     kTokInput);
-  } else if (plan.source == InputSource::kHostStreamed) {
-    EmitLoadChunk(plan, 0, 0, builder);
-  }
+  if (plan.source != InputSource::kUb) EmitLoadChunk(plan, 0, 0, builder);
 }
 
 void EmitPrefetch(const LayerPlan& plan, ProgramBuilder& builder) {
@@ -157,8 +149,9 @@ void EmitSteps(const LayerPlan& plan, const golden::RequantParams& requant,
     } else if (s + 1 < steps) {
       EmitReadWeights(plan, s + 1, 0, builder);
     }
-    if (plan.source == InputSource::kHostStreamed && j == 0 && i + 1 < plan.chunks) {
-      EmitLoadChunk(plan, i + 1, i + 1 >= 2 ? kTokInputFree : 0, builder);
+    if (plan.source != InputSource::kUb && j == 0 && i + 1 < plan.chunks) {
+      const bool reuse = plan.source == InputSource::kHostStreamed && i + 1 >= 2;
+      EmitLoadChunk(plan, i + 1, reuse ? kTokInputFree : 0, builder);
     }
     EmitMatmuls(plan, s, builder);
     if (s >= 1) EmitFinish(plan, requant, s - 1, builder);

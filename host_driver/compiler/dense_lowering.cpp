@@ -50,9 +50,8 @@ void PlaceLayerImages(const DenseLayer& layer, const std::string& suffix, LayerP
 
 void PlaceInput(const golden::Tensor<int8_t>& x, LayerPlan& plan, HostAllocator& host,
                 DenseProgram& program) {
-  // A streamed input in chunk blocks, so that each chunk is one READ_HOST.
-  const int64_t block_rows = plan.source == InputSource::kHostStreamed ? plan.chunk_rows : 0;
-  HostImage input{"x", 0, SliceImage(x, plan.n, block_rows)};
+  // In chunk blocks, so that each chunk is one READ_HOST.
+  HostImage input{"x", 0, SliceImage(x, plan.n, plan.chunk_rows)};
   input.address = plan.x_host = host.Take(input.bytes.size(), input.name);
   program.images.push_back(std::move(input));
 }

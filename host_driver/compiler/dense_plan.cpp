@@ -14,6 +14,9 @@ int64_t LayerPlan::InRow(int64_t i, int64_t k) const {
   if (source == InputSource::kHostStreamed) {
     return in_ub + (i % 2) * k_tiles * chunk_rows + k * chunk_rows;
   }
+  if (source == InputSource::kHostResident) {
+    return in_ub + i * k_tiles * chunk_rows + k * chunk_rows;
+  }
   if (source == InputSource::kUb && !in_slice_rows.empty()) {
     return in_slice_rows[static_cast<std::size_t>(k)] + ChunkBegin(i) * in_row_stride;
   }
@@ -28,7 +31,7 @@ int64_t LayerPlan::OutRow(int64_t s) const {
 int64_t LayerPlan::InputRows() const {
   switch (source) {
     case InputSource::kHostResident:
-      return k_tiles * m;
+      return chunks * k_tiles * chunk_rows;
     case InputSource::kHostStreamed:
       return 2 * k_tiles * chunk_rows;
     case InputSource::kUb:
@@ -39,6 +42,10 @@ int64_t LayerPlan::InputRows() const {
 
 int64_t LayerPlan::OutputRows() const {
   return sink == OutputSink::kHost ? 2 * chunk_rows : 0;  // kUb: owned by the next layer
+}
+
+int64_t FirstChunkRows(int64_t n_tiles, int64_t m, int64_t n, int64_t cap) {
+  return std::min(cap, std::max(4 * n, CeilDiv(n_tiles * m, 4 * n)));
 }
 
 LayerPlan PlanLayer(const PlanRequest& request, const isa::DeviceLimits& limits,
@@ -81,20 +88,28 @@ LayerPlan PlanLayer(const PlanRequest& request, const isa::DeviceLimits& limits,
   cap = std::min(cap, request.m);
   const int64_t avail = request.work_end - request.work_begin;
   const int64_t out_per_row = request.output_in_ub ? 0 : 2;  // two output buffers
+  // UB rows of an input from the host in chunks of (at most) r rows, every chunk its own, and
+  // the output buffers.
+  const auto resident_rows = [&](int64_t r) {
+    const int64_t chunks = CeilDiv(request.m, r);
+    const int64_t chunk_rows = CeilDiv(request.m, chunks);
+    return chunks * plan.k_tiles * chunk_rows + out_per_row * chunk_rows;
+  };
   int64_t rows = 0;
   if (request.input_in_ub) {
     plan.source = InputSource::kUb;
     rows = out_per_row == 0 ? cap : std::min(cap, avail / out_per_row);
-  } else if (plan.k_tiles * request.m + out_per_row * cap <= avail) {
+  } else if (const int64_t first = FirstChunkRows(plan.n_tiles, request.m, limits.n, cap);
+             resident_rows(first) <= avail) {
     plan.source = InputSource::kHostResident;
-    rows = cap;
+    rows = first;
   } else {
     plan.source = InputSource::kHostStreamed;
-    rows = std::min(cap, avail / (2 * plan.k_tiles + out_per_row));
-    if (rows < 1 && avail - plan.k_tiles * request.m >= out_per_row) {
-      plan.source = InputSource::kHostResident;  // x fits, but only next to small buffers
-      rows =
-          out_per_row == 0 ? cap : std::min(cap, (avail - plan.k_tiles * request.m) / out_per_row);
+    rows = std::min(first, avail / (2 * plan.k_tiles + out_per_row));
+    if (rows < 1) {  // x may fit whole, but only next to small output buffers
+      plan.source = InputSource::kHostResident;
+      for (rows = cap; rows >= 1 && resident_rows(rows) > avail; --rows) {
+      }
     }
   }
   if (rows < 1) {

@@ -5,9 +5,11 @@
 // - M in `chunks` chunks of at most chunk_rows rows (at most ACC_ROWS / 2, one accumulator
 //   region); step s = i * n_tiles + j computes chunk i of output tile j into accumulator region
 //   s % 2, accumulating over the k tiles;
-// - input rows in the UB as K-tile slices: kUb / kHostResident: slice k at in_ub + k * M (all of
-//   x); kHostStreamed: two buffers of k_tiles * chunk_rows rows at in_ub and
-//   in_ub + k_tiles * chunk_rows, chunk i in buffer i % 2, slice k at + k * chunk_rows;
+// - input rows in the UB as K-tile slices: kUb: slice k at in_ub + k * M (all of x); from the
+//   host, chunk i's slices as one block of k_tiles * chunk_rows rows (slice k at
+//   + k * chunk_rows), uploaded by one READ_HOST that its MATMULs wait for: kHostResident: block
+//   i at in_ub + i * k_tiles * chunk_rows (every chunk its own); kHostStreamed: two blocks at
+//   in_ub and in_ub + k_tiles * chunk_rows, chunk i in block i % 2;
 // - output: kHost: two UB buffers of chunk_rows rows at out_ub and out_ub + chunk_rows, step s in
 //   buffer s % 2, sent to host slices; kUb: the output stays in the UB as slices of M rows at
 //   out_ub + j * M, the layout the next layer reads as its input.
@@ -23,7 +25,7 @@
 namespace tpu::compiler {
 
 enum class InputSource {
-  kHostResident,  // loaded from the host once, all of it
+  kHostResident,  // loaded from the host one chunk at a time, every chunk into its own rows
   kHostStreamed,  // loaded from the host one chunk at a time, double buffered
   kUb,            // already in the UB (the previous layer's output)
 };
@@ -82,6 +84,15 @@ inline bool StreamWeights(int64_t n_tiles, int64_t weight_bytes) {
   return n_tiles > 1 && weight_bytes >= 64 * 1024;
 }
 
+// Rows of a chunk uploaded from the host: the first chunk's upload delays the first MATMUL, so
+// at most n_tiles * M / (4N) rows (N bytes a row per K tile: at N = 16 over Gen3 x16, about 20
+// bytes a cycle at 700 MHz, the upload then costs about 1% of the layer's n_tiles * k_tiles * M
+// MXU cycles), but at least 4N (each chunk costs a step per output tile, an ACTIVATE and a
+// WRITE_HOST each and a turn of the two accumulator regions: at N = 16 chunks of 16 rows made
+// a 64 x 128 x 128 layer 16% slower than one chunk of 64) and at most `cap` (one accumulator
+// region).
+int64_t FirstChunkRows(int64_t n_tiles, int64_t m, int64_t n, int64_t cap);
+
 // What a layer needs from the planner.
 struct PlanRequest {
   int64_t m = 0, k = 0, nout = 0;
@@ -96,8 +107,9 @@ struct PlanRequest {
   int64_t param_set_base = 0;
 };
 
-// Chooses the chunking and the input source: all of x resident if it fits next to the output
-// buffers, else streamed in the largest chunks that fit; chunks of equal size (the last may be
+// Chooses the chunking and the input source. An input from the host comes in chunks of at most
+// FirstChunkRows rows, every chunk into its own rows if all fit next to the output buffers,
+// else double buffered in the largest chunks that fit; chunks of equal size (the last may be
 // smaller). Throws std::invalid_argument, prefixed with `what`, if the shape cannot be lowered
 // for `limits`: not enough UB rows, DRAM tiles or parameter sets.
 LayerPlan PlanLayer(const PlanRequest& request, const isa::DeviceLimits& limits,
