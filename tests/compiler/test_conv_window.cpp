@@ -142,7 +142,9 @@ TEST(ConvWindow, ResidentInputAndOutput) {
   for (int mode = 0; mode < 3; ++mode) {
     SCOPED_TRACE("mode " + std::to_string(mode));
     LoweringOptions options;
-    options.conv = mode == 0 ? ConvLowering::kWindow : ConvLowering::kAuto;
+    // kAuto reads a resident input by the window; from the host it would take im2col here (the
+    // window passes 9 x 2 rows a pixel for Cin = 13 at N = 8, im2col 15: AutoChoosesBy...).
+    options.conv = mode == 2 ? ConvLowering::kAuto : ConvLowering::kWindow;
     options.ub_begin = 1000;
     options.ub_end = 2000;
     if (mode != 1) options.input_in_ub = input;
@@ -162,7 +164,7 @@ TEST(ConvWindow, ResidentInputAndOutput) {
   }
 }
 
-TEST(ConvWindow, AutoChoosesByPcieBytes) {
+TEST(ConvWindow, AutoChoosesByMxuRowsThenPcieBytes) {
   std::mt19937_64 rng(TestSeed());
   const isa::DeviceLimits limits = DefaultN16();
   // Cin >= N: the input crosses once instead of 9 times.
@@ -179,6 +181,15 @@ TEST(ConvWindow, AutoChoosesByPcieBytes) {
   im2col.conv = ConvLowering::kIm2col;
   EXPECT_EQ(LowerConv2d(x16, c16, limits, kRegion, im2col).lowering, "conv im2col");
   ExpectSame(RunProgram(p1, x1), Golden(x1, c1));
+  // Cin = 13 at N = 8, 3x3: the window would pass 9 x 2 rows a pixel, im2col 15; im2col although
+  // the window moves fewer bytes.
+  const golden::Tensor<int8_t> x13 = RandomTensor(rng, {1, 12, 11, 13});
+  const Conv2dLayer c13 = RandomConv(rng, 3, 3, 13, 19, 1, 1, golden::Padding::kSame);
+  LoweringOptions window;
+  window.conv = ConvLowering::kWindow;
+  EXPECT_LT(ProgramPcieBytes(LowerConv2d(x13, c13, DefaultN8(), kRegion, window)).total(),
+            ProgramPcieBytes(LowerConv2d(x13, c13, DefaultN8(), kRegion, im2col)).total());
+  EXPECT_EQ(LowerConv2d(x13, c13, DefaultN8(), kRegion).lowering, "conv im2col");
   // A layer the window cannot take (W > 255) falls back to im2col.
   const golden::Tensor<int8_t> wide = RandomTensor(rng, {1, 2, 300, 16});
   const Conv2dLayer c3 = RandomConv(rng, 1, 3, 16, 4, 1, 1, golden::Padding::kSame);

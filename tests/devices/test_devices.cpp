@@ -43,7 +43,7 @@ TEST(Devices, N16) {
   EXPECT_STREQ(d->name, "n16");
   EXPECT_EQ(d->index, 1);
   EXPECT_EQ(d->limits.n, 16);
-  EXPECT_EQ(d->limits.ub_rows, 4096);
+  EXPECT_EQ(d->limits.ub_rows, 262144);  // 4 MiB
   EXPECT_EQ(d->limits.acc_rows, 1024);
   EXPECT_EQ(d->limits.dram_bytes, int64_t{4} << 20);
   EXPECT_EQ(d->limits.param_sets, 64);

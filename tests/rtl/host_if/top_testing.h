@@ -32,7 +32,7 @@
 namespace tpu::tb {
 
 inline constexpr uint64_t kRing = 0x80000000;        // instruction ring (3-DW headers)
-inline constexpr uint32_t kRingSlots = 256;          // holds a lowered 150 x 70 x 40 layer at N = 8
+inline constexpr uint32_t kRingSlots = 512;          // holds a lowered 150 x 70 x 40 layer at N = 8
 inline constexpr uint64_t kData = 0x1'0000'0000ull;  // images and results (4-DW headers)
 inline constexpr uint64_t kDataBytes = 16ull << 20;
 inline constexpr uint64_t kMsi = 0xfee00000;

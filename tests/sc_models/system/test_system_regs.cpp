@@ -23,7 +23,7 @@ TpuSystem* g_system = nullptr;
 bool g_used = false;  // an earlier test of this process has run jobs on the system
 
 // Configuration 1's capabilities, as the brief of the device fixes them.
-constexpr uint32_t kN = 16, kUbRows = 4096, kAccRows = 1024, kDramBytes = 4194304;
+constexpr uint32_t kN = 16, kUbRows = 262144, kAccRows = 1024, kDramBytes = 4194304;
 constexpr uint32_t kParamSets = 64, kMaxPayload = 256, kMaxReadReq = 512, kHwVersion = 1;
 
 // The reset value a register must read: the map's, or configuration 1's for parameter resets.
