@@ -127,7 +127,7 @@ DenseProgram LowerConv2d(const golden::Tensor<int8_t>& input, const Conv2dLayer&
   }
   // kAuto: the window when it fits, takes no more MXU rows than im2col and moves fewer PCIe
   // bytes (a resident input needs the window). Per output pixel and tile the window passes
-  // KH * KW * ceil(Cin / N) rows, im2col ceil(KH * KW * Cin / N): equal when N divides Cin, 13
+  // KH * KW * ceil(Cin / N) rows, im2col ceil(KH * KW * Cin / N): equal when N divides Cin, 12.5
   // times more by the window for a 5 x 5 kernel over one channel at N = 16.
   std::optional<DenseProgram> window;
   std::string window_error;
