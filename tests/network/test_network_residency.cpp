@@ -137,15 +137,21 @@ TEST(ResidentLowering, MaxPoolFromTheUbToTheHostAndBack) {
   EXPECT_EQ(ReadUb(machine, *to_ub.ub_output, want.shape).data, want.data);
 }
 
+// A dense layer of random weights and bias (K x 20) with these zero points and scale.
+compiler::DenseLayer RandomFc(std::mt19937& rng, int64_t k, int32_t zx, double scale, int32_t zy) {
+  compiler::DenseLayer fc;
+  fc.weights = RandomInt8({k, 20}, rng);
+  fc.bias = RandomInt32({20}, rng, -3000, 3000).data;
+  fc.input_zero_point = zx;
+  fc.requant.multipliers = {golden::QuantizeMultiplier(scale)};
+  fc.requant.out_zero_point = zy;
+  return fc;
+}
+
 TEST(ResidentLowering, DenseReadsAFlattenedImageAndLeavesItsOutput) {
   std::mt19937 rng(5);
   const Tensor<int8_t> image = RandomInt8({1, 3, 3, 32}, rng);  // 9 rows, 2 channel tiles
-  compiler::DenseLayer fc;
-  fc.weights = RandomInt8({288, 20}, rng);
-  fc.bias = RandomInt32({20}, rng, -3000, 3000).data;
-  fc.input_zero_point = -3;
-  fc.requant.multipliers = {golden::QuantizeMultiplier(0.003)};
-  fc.requant.out_zero_point = 2;
+  const compiler::DenseLayer fc = RandomFc(rng, 288, -3, 0.003, 2);
   model::Machine machine(isa::DeviceLimits{});
   Preload(machine, image, 0);
   compiler::LoweringOptions options;
@@ -168,12 +174,7 @@ TEST(ResidentLowering, DenseReadsAFlattenedImageAndLeavesItsOutput) {
 TEST(ResidentLowering, DenseReadsAFlattenedBatchAtTheTopOfTheUb) {
   std::mt19937 rng(6);
   const Tensor<int8_t> images = RandomInt8({5, 2, 3, 32}, rng);  // 30 rows, 2 channel tiles
-  compiler::DenseLayer fc;
-  fc.weights = RandomInt8({192, 20}, rng);
-  fc.bias = RandomInt32({20}, rng, -3000, 3000).data;
-  fc.input_zero_point = 4;
-  fc.requant.multipliers = {golden::QuantizeMultiplier(0.002)};
-  fc.requant.out_zero_point = -1;
+  const compiler::DenseLayer fc = RandomFc(rng, 192, 4, 0.002, -1);
   model::Machine machine(isa::DeviceLimits{});
   const compiler::UbTensor in{0, 30, 32};
   EXPECT_EQ(compiler::ResidentInputSlack(in, 5), 5);  // H * W - 1
