@@ -9,6 +9,7 @@
 
 #include "compiler/dense_lowering.h"
 #include "compiler/layers.h"
+#include "isa/codec.h"
 #include "golden/activation.h"
 #include "golden/conv.h"
 #include "golden/dense.h"
@@ -112,7 +113,8 @@ compiler::LoweringOptions OptionsFor(const LayerResidency& r) {
 }
 
 // The layer lowered with these placements: its PCIe payload bytes (READ_HOST and WRITE_HOST
-// lengths), or the lowering's message when it does not lower.
+// lengths, and the ring's 16 bytes an instruction), or the lowering's message when it does not
+// lower.
 struct Trial {
   std::string error;
   uint64_t bytes = 0;
@@ -121,10 +123,9 @@ struct Trial {
 Trial TryLowering(const Layer& layer, const LayerResidency& r, const isa::DeviceLimits& limits) {
   Trial trial;
   try {
-    trial.bytes = compiler::ProgramPcieBytes(
-                      LowerLayer(layer, golden::Tensor<int8_t>(layer.input_shape), limits,
-                                 kPlanningRegion, OptionsFor(r)))
-                      .total();
+    const compiler::DenseProgram p = LowerLayer(layer, golden::Tensor<int8_t>(layer.input_shape),
+                                                limits, kPlanningRegion, OptionsFor(r));
+    trial.bytes = compiler::ProgramPcieBytes(p).total() + isa::kSlotBytes * p.instrs.size();
   } catch (const std::invalid_argument& e) {
     trial.error = e.what();
   }
