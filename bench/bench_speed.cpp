@@ -18,6 +18,9 @@
 //   bench_speed [--m 256 --k 512 --n 256] [--rounds 3] [--inputs DIR] [--scale 0.0005]
 //               [--relu] [--device n16] [--pcie gen3x16] [--model-only]
 //
+// Like `tpu`, the program first starts itself again with its heap on transparent huge pages
+// (host_driver/cli/huge_page_heap.h; TPU_HUGE_PAGES=0 keeps 4 KiB pages, to compare).
+//
 // --inputs DIR reads DIR/x.npy, w.npy and b.npy (scripts/make_dense_inputs.py) instead of
 // seeded random ones: `make run`'s layer is scripts/make_dense_inputs.py --m 256 --k 512 --n 256
 // --seed 1 with --scale 0.0005 --relu. SystemC elaborates once per process: one rtl device.
@@ -41,6 +44,7 @@
 #include "golden/activation.h"
 #include "golden/dense.h"
 #include "golden/requant.h"
+#include "huge_page_heap.h"
 #include "npy/npy.h"
 #include "runtime/device_backend.h"
 #include "sc_models/model_device/model_platform.h"
@@ -222,6 +226,7 @@ int Run(int argc, char** argv) {
 }  // namespace tpu::bench
 
 int main(int argc, char** argv) {
+  tpu::cli::RestartWithHugePageHeap(argv);  // as `tpu` does: both backends' heap on huge pages
   try {
     return tpu::bench::Run(argc, argv);
   } catch (const std::exception& e) {

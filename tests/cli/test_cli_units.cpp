@@ -17,6 +17,7 @@
 #include "golden/conv.h"
 #include "golden/dense.h"
 #include "golden/pool.h"
+#include "huge_page_heap.h"
 #include "layer_options.h"
 #include "npy/npy.h"
 #include "npy/scratch_dir.h"
@@ -565,6 +566,29 @@ TEST_F(Conv2dInProcess, BackendNotCalledOnBadInput) {
   npy::Write(dir_ / "w.npy", Tensor<int8_t>({2, 2, 2, 1}));
   ExpectThrowContaining([&] { Run("--scale 1", false); }, "with Cin = 1, the channels");
   EXPECT_EQ(log_->calls, 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The restart with huge pages for the heap
+
+TEST(HugePageTunables, OnlyMadviseModeAsksForTheTunable) {
+  EXPECT_EQ(HugePageTunables(nullptr, "always [madvise] never\n", nullptr),
+            std::optional<std::string>("glibc.malloc.hugetlb=1"));
+  EXPECT_EQ(HugePageTunables(nullptr, "[always] madvise never\n", nullptr), std::nullopt);
+  EXPECT_EQ(HugePageTunables(nullptr, "always madvise [never]\n", nullptr), std::nullopt);
+  EXPECT_EQ(HugePageTunables(nullptr, "", nullptr), std::nullopt);  // no such file
+}
+
+TEST(HugePageTunables, KeepsTheUsersTunablesAndChoice) {
+  const std::string madvise = "always [madvise] never\n";
+  EXPECT_EQ(HugePageTunables("glibc.malloc.arena_max=2", madvise, nullptr),
+            std::optional<std::string>("glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1"));
+  // Set already, by the user (any value) or by the restart itself: no second restart.
+  EXPECT_EQ(HugePageTunables("glibc.malloc.hugetlb=0", madvise, nullptr), std::nullopt);
+  EXPECT_EQ(HugePageTunables("glibc.malloc.hugetlb=1", madvise, nullptr), std::nullopt);
+  EXPECT_EQ(HugePageTunables(nullptr, madvise, "0"), std::nullopt);  // TPU_HUGE_PAGES=0
+  EXPECT_EQ(HugePageTunables(nullptr, madvise, "1"),
+            std::optional<std::string>("glibc.malloc.hugetlb=1"));
 }
 
 }  // namespace
