@@ -8,6 +8,7 @@
 
 #include "compiler/dense_emit.h"
 #include "compiler/dense_images.h"
+#include "compiler/field_limits.h"
 #include "compiler/host_allocator.h"
 #include "compiler/program_builder.h"
 #include "golden/format.h"
@@ -17,10 +18,6 @@
 namespace tpu::compiler {
 namespace {
 
-constexpr int64_t kMaxImageSide = 255;  // MATMUL image_h, image_w, out_w: 8-bit fields
-constexpr int64_t kMaxStride = 7;       // MATMUL stride_h, stride_w: 3-bit fields
-constexpr int64_t kMinX0 = -16, kMaxX0 = 15;    // MATMUL x0: signed 5 bits
-constexpr int64_t kMinY0 = -512, kMaxY0 = 511;  // MATMUL y0: signed 10 bits
 
 // The tiling of one window-lowered convolution.
 struct WindowPlan {
@@ -201,18 +198,20 @@ DenseProgram LowerConv2dWindow(const golden::Tensor<int8_t>& input, const Conv2d
   p.region_rows = limits.acc_rows / 2;
 
   // The MATMUL window fields.
-  const std::string image = " (the MATMUL window's 8-bit image_h / image_w / out_w fields)";
-  if (p.in_h > kMaxImageSide) Fail(what, "input height H = " + Str(p.in_h) + " > 255" + image);
-  if (p.in_w > kMaxImageSide) Fail(what, "input width W = " + Str(p.in_w) + " > 255" + image);
-  if (p.out_w > kMaxImageSide) Fail(what, "output width OW = " + Str(p.out_w) + " > 255" + image);
-  if (p.stride_h > kMaxStride || p.stride_w > kMaxStride) {
-    Fail(what, "strides " + Str(p.stride_h) + " x " + Str(p.stride_w) +
-                   " exceed 7 (the MATMUL window's 3-bit stride fields)");
+  const std::string image = " > " + Str(kMaxImageSide) +
+                            " (the MATMUL window's image_h / image_w / out_w fields)";
+  if (p.in_h > kMaxImageSide) Fail(what, "input height H = " + Str(p.in_h) + image);
+  if (p.in_w > kMaxImageSide) Fail(what, "input width W = " + Str(p.in_w) + image);
+  if (p.out_w > kMaxImageSide) Fail(what, "output width OW = " + Str(p.out_w) + image);
+  if (p.stride_h > kMaxWindowStride || p.stride_w > kMaxWindowStride) {
+    Fail(what, "strides " + Str(p.stride_h) + " x " + Str(p.stride_w) + " exceed " +
+                   Str(kMaxWindowStride) + " (the MATMUL window's stride fields)");
   }
-  if (-p.pad_left < kMinX0 || p.kw - 1 - p.pad_left > kMaxX0) {
+  if (-p.pad_left < kMinWindowX0 || p.kw - 1 - p.pad_left > kMaxWindowX0) {
     Fail(what, "x0 = kx - pad_left spans [" + Str(-p.pad_left) + ", " +
                    Str(p.kw - 1 - p.pad_left) + "] for kernel width KW = " + Str(p.kw) +
-                   ", outside the MATMUL x0 field's [-16, 15]");
+                   ", outside the MATMUL x0 field's [" + Str(kMinWindowX0) + ", " +
+                   Str(kMaxWindowX0) + "]");
   }
   if (p.pad_value < -128 || p.pad_value > 127) {
     Fail(what, "input zero point " + Str(p.pad_value) + " outside int8 range [-128, 127]");
@@ -296,10 +295,10 @@ DenseProgram LowerConv2dWindow(const golden::Tensor<int8_t>& input, const Conv2d
   p.bands = CeilDiv(p.out_h, p.lines);
   p.lines = CeilDiv(p.out_h, p.bands);
   const int64_t last_y0 = (p.bands - 1) * p.lines * p.stride_h + p.kh - 1 - p.pad_top;
-  if (-p.pad_top < kMinY0 || last_y0 > kMaxY0) {
+  if (-p.pad_top < kMinWindowY0 || last_y0 > kMaxWindowY0) {
     Fail(what, "y0 = oy0 * stride_h + ky - pad_top reaches " + Str(last_y0) +
                    " (bands of " + Str(p.lines) + " output lines), outside the MATMUL y0 "
-                   "field's [-512, 511]");
+                   "field's [" + Str(kMinWindowY0) + ", " + Str(kMaxWindowY0) + "]");
   }
 
   // Weight DRAM and parameter sets.

@@ -9,6 +9,7 @@
 
 #include "compiler/dense_emit.h"
 #include "compiler/dense_images.h"
+#include "compiler/field_limits.h"
 #include "compiler/host_allocator.h"
 #include "compiler/program_builder.h"
 #include "golden/format.h"
@@ -56,15 +57,13 @@ void PlaceInput(const golden::Tensor<int8_t>& x, LayerPlan& plan, HostAllocator&
   program.images.push_back(std::move(input));
 }
 
-constexpr int64_t kMaxWindowSide = 255;  // MATMUL image_w, image_h: 8-bit fields
-
 // Where the K-tile slices of a resident input that feeds an (M, K) dense layer lie. Empty rows
 // when the tensor is (M, K) itself (slice k at ub + k * M, the planner's layout). A flattened
 // (B, H, W, C) tensor with B = M and C a multiple of N (x = (B, H * W * C)): K tile kt is pixel
 // p = kt / (C / N), channel tile ct = kt % (C / N), image b's row of it at
 // ub + ct * B * H * W + b * H * W + p, so its first row at ub + ct * B * H * W + p and the next
 // ones H * W apart (the stride; windowed MATMULs read them for B > 1). Other shapes (C not a
-// multiple of N, H * W or B above a window's 255) throw std::invalid_argument: the caller
+// multiple of N, H * W or B above a window's kMaxImageSide) throw std::invalid_argument: the caller
 // passes such an input through the host.
 struct ResidentSlices {
   std::vector<int64_t> rows;
@@ -85,11 +84,11 @@ ResidentSlices ResidentSliceRows(const UbTensor& in, int64_t m, int64_t k, int64
   }
   ResidentSlices slices;
   if (m > 1) {
-    if (pixels > kMaxWindowSide || m > kMaxWindowSide) {
+    if (pixels > kMaxImageSide || m > kMaxImageSide) {
       throw std::invalid_argument(
           cannot + "a flattened batch is read as windows of M lines of H * W rows, and " +
-          (m > kMaxWindowSide ? "M = " + std::to_string(m) : "H * W = " + std::to_string(pixels)) +
-          " is above a window's " + std::to_string(kMaxWindowSide));
+          (m > kMaxImageSide ? "M = " + std::to_string(m) : "H * W = " + std::to_string(pixels)) +
+          " is above a window's " + std::to_string(kMaxImageSide));
     }
     const int64_t end = in.ub + in.Rows(n) + ResidentInputSlack(in, m);
     if (end > limits.ub_rows) {

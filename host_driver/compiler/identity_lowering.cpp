@@ -7,6 +7,7 @@
 
 #include "compiler/dense_emit.h"
 #include "compiler/dense_images.h"
+#include "compiler/field_limits.h"
 #include "compiler/dense_plan.h"
 #include "compiler/host_allocator.h"
 #include "compiler/program_builder.h"
@@ -16,7 +17,6 @@
 namespace tpu::compiler {
 namespace {
 
-constexpr int64_t kActivateMaxRows = 4095;  // ACTIVATE rows is a 12-bit field
 constexpr int32_t kIdentityMultiplier = int32_t{1} << 30;
 constexpr int8_t kIdentityShift = 1;
 
@@ -179,7 +179,7 @@ DenseProgram LowerIdentityPass(const golden::Tensor<int8_t>& x, const IdentityPa
         what + ": " + (banded ? "a band of " : "an image of ") + std::to_string(chunk_acc_rows) +
         (banded ? " accumulator rows" : " pixels") + " does not fit the accumulators (at most " +
         std::to_string(acc_limit) + " rows: ACC_ROWS = " + std::to_string(limits.acc_rows) +
-        ", ACTIVATE rows <= 4095)");
+        ", ACTIVATE rows <= " + std::to_string(kActivateMaxRows) + ")");
   }
   p.regions = chunk_acc_rows <= limits.acc_rows / 2 ? 2 : 1;
   p.region_rows = limits.acc_rows / p.regions;

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "compiler/dense_images.h"
+#include "compiler/field_limits.h"
 #include "compiler/identity_lowering.h"
 #include "compiler/layers.h"
 #include "golden/format.h"
@@ -16,8 +17,6 @@
 namespace tpu::compiler {
 namespace {
 
-constexpr int64_t kActivateMaxRows = 4095;  // ACTIVATE rows is a 12-bit field
-constexpr int64_t kImageFieldMax = 255;     // ACTIVATE / MATMUL image_h, image_w, out_w
 
 std::string Str(int64_t v) { return std::to_string(v); }
 
@@ -43,10 +42,10 @@ std::vector<IdentityBand> PoolBands(int64_t batch, int64_t h, int64_t w,
   const int64_t padded_w = same ? (ow - 1) * p.stride_w + p.window_w : w;
   const int64_t pad_left = same ? cols.pad_before : 0;
   const int64_t pad_top = same ? rows.pad_before : 0;
-  if (padded_w > kImageFieldMax) {
+  if (padded_w > kMaxImageSide) {
     throw std::invalid_argument(what + ": padded image width " + Str(padded_w) +
-                                " is larger than 255 (the MATMUL out_w and ACTIVATE image_w "
-                                "fields)");
+                                " is larger than " + Str(kMaxImageSide) +
+                                " (the MATMUL out_w and ACTIVATE image_w fields)");
   }
   // Lines per band: the accumulator rows in a region (two when one output line fits half of
   // them), the ACTIVATE fields and two input and two output buffers in the UB window.
@@ -57,7 +56,8 @@ std::vector<IdentityBand> PoolBands(int64_t batch, int64_t h, int64_t w,
     throw std::invalid_argument(
         what + ": one output line's band (" + Str(in_lines(1)) + " input lines of " +
         Str(padded_w) + " pixels) needs " + Str(one_line) + " accumulator rows, more than " +
-        Str(acc_limit) + " (ACC_ROWS = " + Str(limits.acc_rows) + ", ACTIVATE rows <= 4095)");
+        Str(acc_limit) + " (ACC_ROWS = " + Str(limits.acc_rows) + ", ACTIVATE rows <= " +
+        Str(kActivateMaxRows) + ")");
   }
   int64_t acc_cap = one_line <= limits.acc_rows / 2 ? limits.acc_rows / 2 : limits.acc_rows;
   acc_cap = std::min(acc_cap, kActivateMaxRows);
@@ -68,7 +68,7 @@ std::vector<IdentityBand> PoolBands(int64_t batch, int64_t h, int64_t w,
   auto fits = [&](int64_t lines) {
     const int64_t buffers = 2 * ((in_host ? std::min(in_lines(lines), h) * w : 0) +
                                  (out_host ? lines * ow : 0));
-    return in_lines(lines) <= kImageFieldMax &&
+    return in_lines(lines) <= kMaxImageSide &&
            (lines == 1 || in_lines(lines) * padded_w <= acc_cap) && buffers <= window;
   };
   int64_t lines = 0;
@@ -134,10 +134,10 @@ DenseProgram LowerPool(const golden::Tensor<int8_t>& input, const PoolLayer& lay
     throw std::invalid_argument(what + ": input must be (B, H, W, C) with every dimension >= 1, got " +
                                 golden::ShapeToString(input.shape));
   }
-  if (w > kImageFieldMax) {
-    throw std::invalid_argument(what + ": image " + Str(h) + " x " + Str(w) +
-                                " is wider than 255 pixels (the ACTIVATE and MATMUL image_w "
-                                "fields)");
+  if (w > kMaxImageSide) {
+    throw std::invalid_argument(what + ": image " + Str(h) + " x " + Str(w) + " is wider than " +
+                                Str(kMaxImageSide) +
+                                " pixels (the ACTIVATE and MATMUL image_w fields)");
   }
   const golden::Pool2dParams& p = layer.params;
   const golden::PaddedAxis rows =
@@ -178,12 +178,13 @@ DenseProgram LowerPool(const golden::Tensor<int8_t>& input, const PoolLayer& lay
   if (clamp_after) first_options.output_ub.reset();
   // Images larger than the accumulators (or taller than the ACTIVATE image_h field): bands.
   const int64_t acc_limit = std::min<int64_t>(limits.acc_rows, kActivateMaxRows);
-  if (h * w > acc_limit || h > kImageFieldMax) {
+  if (h * w > acc_limit || h > kMaxImageSide) {
     if (layer.kind == PoolKind::kAvg && p.padding == golden::Padding::kSame) {
       const std::string why =
           h * w > acc_limit
               ? Str(h * w) + " pixels, more than the accumulators hold (" + Str(acc_limit) + ")"
-              : Str(h) + " lines, more than the ACTIVATE image_h field holds (255)";
+              : Str(h) + " lines, more than the ACTIVATE image_h field holds (" +
+                    Str(kMaxImageSide) + ")";
       throw std::invalid_argument(
           what + ": SAME average pooling of a " + Str(h) + " x " + Str(w) + " image (" + why +
           ") is not supported: it would need bands of output lines, and a band cannot exclude "

@@ -4,6 +4,7 @@
 #define TPU_ISA_INSTR_H_
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 
@@ -42,15 +43,37 @@ const char* UnitName(Unit unit);
 
 // Smallest and largest value a field can encode (for signed fields, two's complement).
 // Inline: every field of every instruction checked passes here.
-inline int64_t FieldMin(const FieldInfo& field) {
+constexpr int64_t FieldMin(const FieldInfo& field) {
   return field.kind == FieldKind::kSint ? -(int64_t{1} << (field.width - 1)) : 0;
 }
-inline int64_t FieldMax(const FieldInfo& field) {
+constexpr int64_t FieldMax(const FieldInfo& field) {
   return field.kind == FieldKind::kSint ? (int64_t{1} << (field.width - 1)) - 1
                                         : (int64_t{1} << field.width) - 1;
 }
 inline bool FieldFits(const FieldInfo& field, int64_t value) {
   return value >= FieldMin(field) && value <= FieldMax(field);
+}
+// Field `name` of instruction type T (Matmul, Activate, ...) in the generated tables, at compile
+// time, and the smallest and largest values it encodes: the compiler's limits follow the
+// encoding (a window's 8-bit image sides: MaxFieldValue<Matmul>("image_w") == 255). In a
+// constant expression, a name T does not have does not compile.
+template <typename T>
+constexpr const FieldInfo& FieldNamed(std::string_view name) {
+  for (const InstrInfo& info : kInstrs) {
+    if (info.opcode != T::kOpcode) continue;
+    for (int i = 0; i < info.num_fields; ++i) {
+      if (name == info.fields[i].name) return info.fields[i];
+    }
+  }
+  throw std::invalid_argument("FieldNamed: no such field");
+}
+template <typename T>
+constexpr int64_t MinFieldValue(std::string_view name) {
+  return FieldMin(FieldNamed<T>(name));
+}
+template <typename T>
+constexpr int64_t MaxFieldValue(std::string_view name) {
+  return FieldMax(FieldNamed<T>(name));
 }
 // "0..65535" or "-128..127".
 std::string FieldRangeText(const FieldInfo& field);

@@ -120,5 +120,22 @@ TEST(Tables, PoolOutFollowsTensorFlow) {
   EXPECT_EQ(detail::Mod(-1, 2), 1);
 }
 
+TEST(Tables, FieldLimitsAtCompileTimeAreTheFieldsWidths) {
+  // Evaluated by the compiler: the lowerings' limits (compiler/field_limits.h) are these.
+  static_assert(MaxFieldValue<Matmul>("image_w") == 255);
+  static_assert(MinFieldValue<Matmul>("x0") == -16 && MaxFieldValue<Matmul>("x0") == 15);
+  // The same lookups at run time, against the generic table walk.
+  for (const InstrInfo& info : kInstrs) {
+    if (info.opcode != Opcode::kActivate) continue;
+    for (int i = 0; i < info.num_fields; ++i) {
+      const std::string name = info.fields[i].name;
+      EXPECT_EQ(MaxFieldValue<Activate>(name), FieldMax(info.fields[i])) << name;
+      EXPECT_EQ(MinFieldValue<Activate>(name), FieldMin(info.fields[i])) << name;
+    }
+  }
+  EXPECT_EQ(MaxFieldValue<Activate>("rows"), (int64_t{1} << FieldNamed<Activate>("rows").width) - 1);
+  EXPECT_THROW(MaxFieldValue<Activate>("image_d"), std::invalid_argument);
+}
+
 }  // namespace
 }  // namespace tpu::isa
