@@ -6,9 +6,10 @@
 //
 // Why: on the virtual machines this project runs on, touching memory that lay idle for seconds
 // costs microseconds per 4 KiB page, charged by the host without a fault the guest sees, and a
-// huge page is charged about as one page. A model-backend call that follows a 20 s rtl run in
-// the same process took 49 - 58 ms with 4 KiB pages and 16 - 17 ms with huge pages
-// (docs/model.md, "Speed"). TPU_HUGE_PAGES=0 in the environment keeps the heap as it is.
+// huge page is charged about as one page. A model-backend call that follows a 19 s rtl run in
+// the same process took 17 - 43 ms with 4 KiB pages and 12 - 18 ms with huge pages (the first
+// call of a process, which touches its memory for the first time, a little longer: docs/model.md,
+// "Speed"). TPU_HUGE_PAGES=0 in the environment keeps the heap as it is.
 #ifndef TPU_CLI_HUGE_PAGE_HEAP_H_
 #define TPU_CLI_HUGE_PAGE_HEAP_H_
 
