@@ -35,6 +35,7 @@
 #include "model/matmul_kernel.h"
 #include "model/run_result.h"
 #include "model/sparse_memory.h"
+#include "model/zeroed_array.h"
 
 namespace tpu::model {
 
@@ -124,8 +125,8 @@ class Machine {
 
   isa::DeviceLimits limits_;
   HostMemory host_;
-  std::vector<uint8_t> ub_;
-  std::vector<int32_t> acc_;
+  ZeroedArray<uint8_t> ub_;
+  ZeroedArray<int32_t> acc_;
   SparseMemory dram_;
   std::vector<uint8_t> param_;
   golden::Lut lut_{};
