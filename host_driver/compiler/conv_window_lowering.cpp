@@ -18,7 +18,6 @@
 namespace tpu::compiler {
 namespace {
 
-
 // The tiling of one window-lowered convolution.
 struct WindowPlan {
   int64_t n = 0;

@@ -7,8 +7,8 @@
 
 #include "compiler/dense_emit.h"
 #include "compiler/dense_images.h"
-#include "compiler/field_limits.h"
 #include "compiler/dense_plan.h"
+#include "compiler/field_limits.h"
 #include "compiler/host_allocator.h"
 #include "compiler/program_builder.h"
 #include "golden/format.h"

@@ -17,7 +17,6 @@
 namespace tpu::compiler {
 namespace {
 
-
 std::string Str(int64_t v) { return std::to_string(v); }
 
 // The bands of output lines of an image too large for the accumulators (or taller than 255
