@@ -14,8 +14,8 @@ as `tpu info --device NAME` says):
     compute = MXU rows M x ceil(K/N) x ceil(Nout/N) at one row per cycle, transfer = the larger
     of each direction's PCIe payload over the link's payload limit;
   - the deep CNN example (`examples/run.sh deep_cnn --device D`): cycles and MXU utilization;
-  - DMA: host -> device payload rate of one large READ_HOST as a share of the link's payload
-    limit (`bench_system --case dma --device D`).
+  - DMA: host -> device payload rate of one large READ_HOST (4 MiB, or the weight DRAM's size
+    if smaller) as a share of the link's payload limit (`bench_system --case dma --device D`).
 A device whose run fails is reported with the failure; the table is printed (and written to
 --out) at the end. Figures come from one run on a shared machine: compare them as ratios.
 """
@@ -55,6 +55,7 @@ def devices_of(tpu):
     for d in listed:
         info = json_report(run([tpu, "info", "--device", d["name"], "--report", "json"]))
         found.append({"name": d["name"], "index": d["index"], "n": d["limits"]["n"],
+                      "dram_bytes": int(info["dram_bytes"]),
                       "built": str(info["built"]).startswith("yes")})
     return found
 
@@ -106,9 +107,12 @@ def deep_cnn_case(build, device):
     return {"cycles": t["cycles"], "util": t["mxu_utilization"]}
 
 
+DMA_BYTES = 4 << 20  # one READ_HOST into the weight DRAM; less where the DRAM is smaller
+
+
 def dma_case(build, device):
     out = run([os.path.join(build, "bench", "bench_system"), "--case", "dma", "--device",
-               device["name"]])
+               device["name"], "--bytes", str(min(DMA_BYTES, device["dram_bytes"]))])
     # The first direction printed is host -> device: "= 0.7360 of the link's payload limit".
     m = re.search(r"= ([0-9.]+) of the link's payload limit", out)
     if not m:
