@@ -18,8 +18,9 @@
 //   bench_speed [--m 256 --k 512 --n 256] [--rounds 3] [--inputs DIR] [--scale 0.0005]
 //               [--relu] [--device n16] [--pcie gen3x16] [--model-only]
 //
-// Like `tpu`, the program first starts itself again with its heap on transparent huge pages
-// (host_driver/cli/huge_page_heap.h; TPU_HUGE_PAGES=0 keeps 4 KiB pages, to compare).
+// The program first starts itself again with its heap on transparent huge pages
+// (host_driver/cli/huge_page_heap.h: why; TPU_HUGE_PAGES=0 keeps 4 KiB pages, to compare), and
+// prints which. `tpu` runs one backend a process and does not (bench_speed_tpu times it).
 //
 // --inputs DIR reads DIR/x.npy, w.npy and b.npy (scripts/make_dense_inputs.py) instead of
 // seeded random ones: `make run`'s layer is scripts/make_dense_inputs.py --m 256 --k 512 --n 256
@@ -29,6 +30,8 @@
 #include <ctime>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <random>
 #include <string>
@@ -169,9 +172,13 @@ int Run(int argc, char** argv) {
   runtime::DeviceBackend model("model", sc::MakeModelPlatform(device_name, options.link),
                                options);
 
-  std::printf("Model against rtl: dense %lld x %lld x %lld, device %s, %s, %d rounds\n\n",
+  const char* tunables = std::getenv("GLIBC_TUNABLES");
+  const bool huge_heap = tunables != nullptr && std::strstr(tunables, "glibc.malloc.hugetlb=1");
+  std::printf("Model against rtl: dense %lld x %lld x %lld, device %s, %s, %d rounds, "
+              "heap on %s\n\n",
               static_cast<long long>(x.shape[0]), static_cast<long long>(layer.k()),
-              static_cast<long long>(layer.nout()), device_name.c_str(), pcie.c_str(), rounds);
+              static_cast<long long>(layer.nout()), device_name.c_str(), pcie.c_str(), rounds,
+              huge_heap ? "transparent huge pages (glibc.malloc.hugetlb=1)" : "4 KiB pages");
   std::printf("| round | rtl wall s | model wall ms | ratio | model again ms | ratio again | "
               "model CPU ms | model page faults | cold page us |\n");
   std::printf("|---|---|---|---|---|---|---|---|---|\n");
@@ -226,7 +233,7 @@ int Run(int argc, char** argv) {
 }  // namespace tpu::bench
 
 int main(int argc, char** argv) {
-  tpu::cli::RestartWithHugePageHeap(argv);  // as `tpu` does: both backends' heap on huge pages
+  tpu::cli::RestartWithHugePageHeap(argv);  // both backends in one process: the header
   try {
     return tpu::bench::Run(argc, argv);
   } catch (const std::exception& e) {

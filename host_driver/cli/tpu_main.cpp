@@ -15,7 +15,6 @@
 #include <string>
 
 #include "commands.h"
-#include "huge_page_heap.h"
 #include "runtime/device_backend.h"
 #include "runtime/layer_backend.h"
 #include "host_if/built_devices.h"
@@ -57,9 +56,6 @@ std::unique_ptr<tpu::runtime::LayerBackend> MakeBackend(
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Before anything else is allocated: the model backend's memory on huge pages (why: the
-  // header).
-  tpu::cli::RestartWithHugePageHeap(argv);
   // The banner would also come with the first module the rtl backend builds.
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 0);
   CLI::App app{
